@@ -1,0 +1,200 @@
+"""Exceptions and warnings raised on purpose by iochar.
+
+Every error iochar raises deliberately derives from :class:`IocharError`.
+Errors about bad bytes in an input derive from :class:`InputError`, which
+also subclasses :class:`ValueError` so that existing ``except ValueError``
+handlers keep working (the scikit-learn ``NotFittedError`` convention).
+
+Messages follow the compiler convention ``path:line: expected X, got Y``::
+
+    iostat.txt:1423: expected 14 fields for device 'sda', got 9 [kind=iostat]
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "IocharError",
+    "InputError",
+    "UnknownKindError",
+    "ParameterError",
+    "SchemaError",
+    "MissingDependencyError",
+    "IocharWarning",
+    "SkippedRecordsWarning",
+]
+
+#: At most this many characters of offending input are quoted in a message.
+QUOTE_LIMIT = 80
+
+
+def _quote(got: object) -> str:
+    text = got.decode("utf-8", "backslashreplace") if isinstance(got, bytes) else str(got)
+    text = text.rstrip("\r\n")
+    if len(text) > QUOTE_LIMIT:
+        text = text[: QUOTE_LIMIT - 3] + "..."
+    return repr(text)
+
+
+class IocharError(Exception):
+    """Base class of every error iochar raises on purpose."""
+
+
+class InputError(IocharError, ValueError):
+    """Bad bytes in an input source.
+
+    Parameters
+    ----------
+    path : str or os.PathLike or None
+        The input file (``"<buffer>"`` for in-memory input).
+    line : int or None
+        1-based line number for text inputs, or record index for binary
+        inputs (see ``unit``). ``None`` when the problem concerns the whole
+        file (for example an empty file).
+    expected : str
+        What the parser expected at that place.
+    got : object, optional
+        What it found instead; at most 80 characters are quoted.
+    kind : str, optional
+        The input kind being parsed (``"strace"``, ``"trace-csv"``...).
+    unit : {"line", "record", "byte"}, default "line"
+        What ``line`` counts; binary formats use ``"record"``.
+
+    Attributes
+    ----------
+    path, line, expected, got, kind, unit
+        The parameters, kept for programmatic use.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        line: int | None,
+        expected: str,
+        got: object = None,
+        *,
+        kind: str | None = None,
+        unit: str = "line",
+    ) -> None:
+        self.path = os.fspath(path) if path is not None else "<input>"
+        self.line = line
+        self.expected = expected
+        self.got = got
+        self.kind = kind
+        self.unit = unit
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}" if self.unit == "line" else f": {self.unit} {self.line}"
+        msg = f"{where}: expected {self.expected}"
+        if self.got is not None:
+            msg += f", got {_quote(self.got)}"
+        if self.kind:
+            msg += f" [kind={self.kind}]"
+        return msg
+
+    def __reduce__(self):  # keep pickling (multiprocessing, pytest-xdist) working
+        return (
+            _rebuild_input_error,
+            (type(self), self.path, self.line, self.expected, self.got, self.kind, self.unit),
+        )
+
+
+def _rebuild_input_error(cls, path, line, expected, got, kind, unit):
+    return cls(path, line, expected, got, kind=kind, unit=unit)
+
+
+class UnknownKindError(InputError):
+    """No loader recognised the input; lists the kinds tried.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The input file.
+    tried : sequence of str
+        The kinds whose sniffers were asked.
+    """
+
+    def __init__(self, path, tried, *, got: object = None) -> None:
+        self.tried = tuple(tried)
+        super().__init__(
+            path,
+            None,
+            "one of the known input kinds ("
+            + ", ".join(self.tried)
+            + "); name one with kind=... or --kind",
+            got,
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.tried), {"got": self.got})
+
+    def __setstate__(self, state):
+        self.got = state.get("got")
+
+
+class ParameterError(IocharError, ValueError):
+    """A function argument is out of its allowed range.
+
+    The message uses one fixed sentence, as scikit-learn does:
+    ``The 'name' parameter of caller must be constraint. Got value instead.``
+
+    Parameters
+    ----------
+    name : str
+        Parameter name.
+    caller : str
+        Qualified name of the function or method.
+    constraint : str
+        What is allowed, in words.
+    value : object
+        The value that was given.
+    """
+
+    def __init__(self, name: str, caller: str, constraint: str, value: object) -> None:
+        self.name, self.caller, self.constraint, self.value = name, caller, constraint, value
+        super().__init__(
+            f"The {name!r} parameter of {caller} must be {constraint}. Got {value!r} instead."
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.name, self.caller, self.constraint, self.value))
+
+
+class SchemaError(IocharError):
+    """A loader produced a frame that breaks the table contract (a loader bug)."""
+
+
+class MissingDependencyError(IocharError, ImportError):
+    """An optional dependency is missing; the message names the pip extra.
+
+    Parameters
+    ----------
+    package : str
+        The import name that failed.
+    extra : str
+        The iochar extra that installs it (``pip install 'iochar[extra]'``).
+    purpose : str
+        What it is needed for.
+    """
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        self.package, self.extra, self.purpose = package, extra, purpose
+        super().__init__(
+            f"{purpose} needs the {package!r} package; install it with "
+            f"pip install 'iochar[{extra}]'"
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.package, self.extra, self.purpose))
+
+
+class IocharWarning(UserWarning):
+    """Base class of iochar's warnings."""
+
+
+class SkippedRecordsWarning(IocharWarning):
+    """Tolerant loading (``strict=False``) skipped bad records; counts are in ``sources.meta``."""

@@ -1,0 +1,149 @@
+"""Input loaders: a registry of pure parsers, content sniffing, one error boundary.
+
+Each ``iochar/load/<kind>.py`` defines a :class:`~iochar.load._base.Loader`
+and calls :func:`register` at import. :func:`sniff` asks every loader about
+the first 64 KiB of content and falls back to file suffixes; :func:`parse` is
+the boundary that turns anything a parser raises into
+:class:`~iochar.errors.InputError` (DESIGN: nothing else escapes a loader).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterator
+
+from iochar.errors import InputError, IocharError, UnknownKindError
+from iochar.load._base import Loader, Parsed, Skip, SkipLog
+from iochar.load._text import Source, read_head, source_name
+
+__all__ = [
+    "REGISTRY",
+    "register",
+    "kinds",
+    "get_loader",
+    "sniff",
+    "parse",
+    "Loader",
+    "Parsed",
+    "Skip",
+    "SkipLog",
+]
+
+#: kind -> loader instance, filled by :func:`register`.
+REGISTRY: dict[str, Loader] = {}
+
+#: Modules imported on first use of the registry, in sniffing order
+#: (the most specific formats first).
+_MODULES = ("darshan", "strace", "trace_table")
+_imported = False
+
+
+def register(loader: Loader) -> Loader:
+    """Add ``loader`` to :data:`REGISTRY` under ``loader.kind``."""
+    REGISTRY[loader.kind] = loader
+    return loader
+
+
+def _ensure_registered() -> None:
+    global _imported
+    if not _imported:
+        for mod in _MODULES:
+            importlib.import_module(f"iochar.load.{mod}")
+        _imported = True
+
+
+def kinds() -> list[str]:
+    """Registered kinds, in sniffing order."""
+    _ensure_registered()
+    return list(REGISTRY)
+
+
+def get_loader(kind: str) -> Loader:
+    """The loader registered for ``kind``.
+
+    Raises
+    ------
+    UnknownKindError
+        When no loader has that kind.
+    """
+    _ensure_registered()
+    try:
+        return REGISTRY[kind]
+    except KeyError:
+        raise UnknownKindError(f"<kind {kind!r}>", REGISTRY) from None
+
+
+def sniff(src: Source) -> str:
+    """Guess the kind of ``src`` from its content, then from its suffix.
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input.
+
+    Returns
+    -------
+    str
+        The kind.
+
+    Raises
+    ------
+    InputError
+        The input is empty or unreadable.
+    UnknownKindError
+        No loader recognised it; the message lists the kinds tried.
+    """
+    _ensure_registered()
+    head = read_head(src)
+    name = source_name(src)
+    if not head:
+        raise InputError(name, None, "a non-empty input", "")
+    for kind, loader in REGISTRY.items():
+        if loader.sniff(head):
+            return kind
+    if isinstance(src, (str, os.PathLike)):
+        low = os.fspath(src).lower()
+        for kind, loader in REGISTRY.items():
+            if any(low.endswith(s) for s in loader.suffixes):
+                return kind
+    raise UnknownKindError(name, REGISTRY, got=head[:80])
+
+
+def parse(
+    src: Source, kind: str | None = None, *, strict: bool = True, chunk_rows: int = 1_000_000
+) -> Iterator[Parsed]:
+    """Parse ``src`` with the loader for ``kind`` (sniffed when None).
+
+    Every exception that is not already an :class:`~iochar.errors.IocharError`
+    is re-raised as :class:`~iochar.errors.InputError` naming the input.
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input.
+    kind : str, optional
+        Loader kind; sniffed from the content when None.
+    strict : bool, default True
+        False skips and counts bad records instead of raising.
+    chunk_rows : int, default 1_000_000
+        Approximate rows per yielded chunk; bounds memory.
+
+    Yields
+    ------
+    Parsed
+        Chunks of contract-shaped tables.
+    """
+    kind = kind or sniff(src)
+    loader = get_loader(kind)
+    name = source_name(src)
+    try:
+        yield from loader.parse(src, strict=strict, chunk_rows=chunk_rows)
+    except IocharError:
+        raise
+    except MemoryError:
+        raise
+    except Exception as exc:  # the boundary: nothing else escapes a loader
+        raise InputError(
+            name, None, f"a readable {kind} input", f"{type(exc).__name__}: {exc}", kind=kind
+        ) from exc

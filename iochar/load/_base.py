@@ -1,0 +1,104 @@
+"""The loader protocol and the chunks parsers yield.
+
+A loader is a pure parser: it reads a :data:`~iochar.load._text.Source` and
+yields :class:`Parsed` chunks of Arrow tables in the contract's layout
+(:mod:`iochar.schema`). It never touches DuckDB; the store inserts what it
+yields, in one transaction per input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import pyarrow as pa
+
+from iochar.load._text import Source
+
+__all__ = ["Skip", "Parsed", "Loader", "MAX_KEPT_SKIPS", "SkipLog"]
+
+#: Tolerant mode keeps the first this-many skipped records verbatim.
+MAX_KEPT_SKIPS = 20
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One record skipped in tolerant mode.
+
+    Attributes
+    ----------
+    line : int or None
+        1-based line (text) or record index (binary).
+    reason : str
+        Why it was skipped.
+    """
+
+    line: int | None
+    reason: str
+
+
+@dataclass
+class SkipLog:
+    """Counts skipped records and keeps the first :data:`MAX_KEPT_SKIPS`."""
+
+    count: int = 0
+    kept: list[Skip] = field(default_factory=list)
+
+    def add(self, line: int | None, reason: str) -> None:
+        """Record one skipped record."""
+        self.count += 1
+        if len(self.kept) < MAX_KEPT_SKIPS:
+            self.kept.append(Skip(line, reason))
+
+
+@dataclass
+class Parsed:
+    """A chunk of parsed rows.
+
+    Attributes
+    ----------
+    tables : dict of str to pyarrow.Table
+        Rows per contract table, with loader-local ``job_id``/``file_id``.
+    meta : dict
+        Facts about the input (``tool``, ``tool_version``, ``host``,
+        ``start_ts``...). Chunks' metas are merged in order, later keys win.
+    skips : SkipLog or None
+        Skipped records so far (tolerant mode); the last chunk's log wins.
+    warnings : list of str
+        Things a user should know that are not errors.
+    """
+
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    skips: SkipLog | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@runtime_checkable
+class Loader(Protocol):
+    """What every ``iochar/load/<kind>.py`` registers.
+
+    Attributes
+    ----------
+    kind : str
+        Registry key (``"strace"``).
+    suffixes : tuple of str
+        File suffixes used only when no sniffer recognises the content.
+    description : str
+        One line for ``iochar load --help``.
+    """
+
+    kind: ClassVar[str]
+    suffixes: ClassVar[tuple[str, ...]]
+    description: ClassVar[str]
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether ``head`` (the first 64 KiB, decompressed) looks like this kind."""
+        ...
+
+    def parse(
+        self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
+    ) -> Iterator[Parsed]:
+        """Parse ``src`` into contract-shaped chunks of at most ~``chunk_rows`` rows."""
+        ...

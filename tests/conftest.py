@@ -1,0 +1,42 @@
+"""Shared fixtures: data paths, an in-memory store, optional-tool markers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The project's bundled fixtures (real tool output; see data/README.md).
+DATA_DIR = ROOT / "data"
+#: The shared real samples, present beside the repo in CI and sessions.
+SHARED_DATA = ROOT.parent / "shared" / "data" / "real"
+
+has_strace = shutil.which("strace") is not None
+requires_strace = pytest.mark.skipif(not has_strace, reason="strace is not installed")
+
+try:
+    import darshan  # noqa: F401
+
+    has_darshan = True
+except ImportError:
+    has_darshan = False
+requires_darshan = pytest.mark.skipif(not has_darshan, reason="the darshan package is missing")
+
+
+@pytest.fixture
+def store():
+    """A fresh in-memory store."""
+    import iochar
+
+    db = iochar.connect(":memory:")
+    yield db
+    db.close()
+
+
+@pytest.fixture
+def global_random_seed() -> int:
+    """Seed for randomized tests; set IOCHAR_TESTS_SEED to vary it."""
+    return int(os.environ.get("IOCHAR_TESTS_SEED", "42"))
