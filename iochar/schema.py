@@ -155,6 +155,15 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("bin_hi", "BIGINT", _I64, "bytes", doc="Exclusive; NULL: unbounded."),
         _c("count", "BIGINT", _I64, nullable=False),
     ),
+    "module_counters": (
+        _c("job_id", "BIGINT", _I64, nullable=False),
+        _c("module", "VARCHAR", _STR, nullable=False, doc="Darshan module (POSIX, H5D...)."),
+        _c("record", "INTEGER", _I32, nullable=False, doc="Record ordinal within module."),
+        _c("file_id", "BIGINT", _I64, doc="File (or dataset) the record is about."),
+        _c("rank", "INTEGER", _I32, doc="NULL: shared record (all ranks)."),
+        _c("counter", "VARCHAR", _STR, nullable=False, doc="Tool's counter name."),
+        _c("value", "DOUBLE", _F64, doc="Counter value as the tool reported it."),
+    ),
     "counters": (
         _c("source_id", "BIGINT", _I64),
         _c("target", "VARCHAR", _STR, nullable=False, doc="OST, device..."),
@@ -197,6 +206,7 @@ ID_COLUMNS: dict[str, tuple[str, ...]] = {
     "ops": ("job_id", "file_id"),
     "file_stats": ("job_id", "file_id"),
     "access_sizes": ("job_id", "file_id"),
+    "module_counters": ("job_id", "file_id"),
     "snapshots": ("snapshot_id",),
     "snapshot_files": ("snapshot_id",),
 }
