@@ -53,6 +53,7 @@ def _ensure_registered() -> None:
         _imported = True
 
 
+
 def kinds() -> list[str]:
     """Registered kinds, in sniffing order."""
     _ensure_registered()

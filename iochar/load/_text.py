@@ -17,7 +17,7 @@ import lzma
 import os
 import tempfile
 from collections.abc import Iterator
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 from iochar.errors import InputError, MissingDependencyError
 
@@ -32,7 +32,7 @@ __all__ = [
     "is_compressed",
 ]
 
-Source = Union[str, os.PathLike, bytes, BinaryIO]
+Source = str | os.PathLike | bytes | BinaryIO
 
 _MAGIC = {
     b"\x1f\x8b": "gzip",

@@ -1,0 +1,616 @@
+"""iochar's own per-operation trace layout: ``trace-csv`` and ``trace-parquet``.
+
+This is the interchange format: :mod:`iochar.synth` writes it,
+:meth:`iochar.store.Store.export_trace` writes it, and any tool can produce
+it. One row per I/O operation, a header naming the columns (CSV) or the
+column names (Parquet); column order is free, unknown columns are ignored
+with a warning.
+
+====================  ========  ========  ==================================================
+column                type      unit      meaning
+====================  ========  ========  ==================================================
+``op`` (required)     string              read, write, open, close, seek, sync, stat, other
+``t_start`` (req.)    float     s         start, seconds since the job's start
+``t_end``             float     s         end (default: ``t_start``); must be >= ``t_start``
+``job_id``            int                 job within this file (default 0)
+``job``               string              application name of the job (-> ``jobs.app``)
+``rank``              int                 MPI rank or pid (default 0)
+``file_id``           int                 file within this file's jobs
+``path``              string              file path; without ``file_id``, ids are assigned
+                                          per (job, path)
+``offset``            int       bytes     file offset of the transfer
+``size``              int       bytes     bytes transferred
+``cpu_s``             float     s         process CPU time since the previous I/O
+``call``              string              raw call name
+``error``             string              errno name when the call failed
+====================  ========  ========  ==================================================
+
+Rules checked on load (each failure is an :class:`~iochar.errors.InputError`
+with the line, or the Parquet row, that broke it):
+
+- every row has exactly the header's number of fields, and typed columns parse;
+- ``op`` is one of :data:`iochar.schema.OPS`; ``t_start`` is present and finite;
+- ``t_end >= t_start``; ``size`` and ``offset`` are not negative;
+- within a (``job_id``, ``rank``) pair, ``t_start`` never goes backwards;
+- a CSV ends with a newline (a last line without one is taken as a file cut
+  short; tolerant mode drops it).
+
+Line numbers assume one record per line (no quoted newlines in paths).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import mmap
+import os
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from iochar import schema
+from iochar.errors import InputError
+from iochar.load import register
+from iochar.load._base import Parsed, SkipLog
+from iochar.load._text import Source, local_path, open_binary, source_name
+
+__all__ = ["TraceCsvLoader", "TraceParquetLoader", "COLUMN_TYPES", "EXPORT_COLUMNS"]
+
+#: Accepted columns and their Arrow types.
+COLUMN_TYPES: dict[str, pa.DataType] = {
+    "job_id": pa.int64(),
+    "job": pa.string(),
+    "rank": pa.int32(),
+    "file_id": pa.int64(),
+    "path": pa.string(),
+    "op": pa.string(),
+    "offset": pa.int64(),
+    "size": pa.int64(),
+    "t_start": pa.float64(),
+    "t_end": pa.float64(),
+    "cpu_s": pa.float64(),
+    "call": pa.string(),
+    "error": pa.string(),
+}
+REQUIRED = ("op", "t_start")
+#: Column order of :meth:`iochar.store.Store.export_trace`.
+EXPORT_COLUMNS = (
+    "job_id",
+    "rank",
+    "file_id",
+    "path",
+    "op",
+    "offset",
+    "size",
+    "t_start",
+    "t_end",
+    "cpu_s",
+    "call",
+    "error",
+)
+_OPS_SET = pa.array(schema.OPS)
+_FIRST_BLOCK = 8 << 20  # bytes
+_MAX_BLOCK = 512 << 20  # bytes
+
+
+class _State:
+    """What carries from one chunk to the next."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[int, str], int] = {}  # (job, path) -> local file_id
+        self.files: dict[tuple[int, int], str | None] = {}  # (job, file_id) -> path
+        self.last_t: dict[tuple[int, int], float] = {}  # (job, rank) -> last t_start
+        self.jobs: dict[int, dict[str, Any]] = {}
+
+
+def _bad(path: str, line: int | None, expected: str, got: object, kind: str, unit: str = "line"):
+    return InputError(path, line, expected, got, kind=kind, unit=unit)
+
+
+def _first_true(mask: pa.ChunkedArray | pa.Array) -> int | None:
+    arr = np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)
+    idx = np.flatnonzero(arr)
+    return int(idx[0]) if idx.size else None
+
+
+def _check_rows(tb: pa.Table) -> list[tuple[pa.Array, str]]:
+    """Boolean masks of rows breaking a rule, with the rule in words."""
+    checks: list[tuple[Any, str]] = []
+    op = tb.column("op")
+    checks.append(
+        (
+            pc.invert(pc.fill_null(pc.is_in(op, value_set=_OPS_SET), False)),
+            "op one of " + "/".join(schema.OPS),
+        )
+    )
+    t0 = tb.column("t_start")
+    checks.append((pc.invert(pc.fill_null(pc.is_finite(t0), False)), "a finite t_start [s]"))
+    if "t_end" in tb.column_names:
+        t1 = tb.column("t_end")
+        checks.append((pc.fill_null(pc.less(t1, t0), False), "t_end >= t_start"))
+    for col in ("size", "offset"):
+        if col in tb.column_names:
+            checks.append((pc.fill_null(pc.less(tb.column(col), 0), False), f"{col} >= 0 [bytes]"))
+    return checks
+
+
+def _normalize(
+    tb: pa.Table,
+    st: _State,
+    first_line: int,
+    name: str,
+    kind: str,
+    unit: str,
+    skips: SkipLog | None,
+) -> Parsed:
+    """Validate one batch and turn it into contract tables (``ops``)."""
+    # per-row rules
+    keep = None
+    for mask, rule in _check_rows(tb):
+        i = _first_true(mask)
+        if i is None:
+            continue
+        if skips is None:
+            raise _bad(name, first_line + i, rule, _row_text(tb, i), kind, unit)
+        for j in np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)):
+            skips.add(first_line + int(j), rule)
+        keep = pc.invert(mask) if keep is None else pc.and_(keep, pc.invert(mask))
+    lines = pa.array(np.arange(first_line, first_line + tb.num_rows, dtype=np.int64))
+    if keep is not None:
+        tb = tb.filter(keep)
+        lines = lines.filter(keep)
+    n = tb.num_rows
+    job = (
+        tb.column("job_id")
+        if "job_id" in tb.column_names
+        else pa.chunked_array([pa.repeat(0, n).cast(pa.int64())])
+    )
+    rank = (
+        tb.column("rank")
+        if "rank" in tb.column_names
+        else pa.chunked_array([pa.repeat(0, n).cast(pa.int32())])
+    )
+    job = pc.fill_null(job, 0)
+    rank = pc.fill_null(rank, 0)
+    t0 = tb.column("t_start")
+    t1 = pc.fill_null(tb.column("t_end"), t0) if "t_end" in tb.column_names else t0
+
+    # t_start never goes backwards within (job, rank), across chunks too
+    back = _backwards(job.to_numpy(), rank.to_numpy(), t0.to_numpy(), st.last_t)
+    if back is not None:
+        bad_idx = np.flatnonzero(back)
+        if skips is None:
+            i = int(bad_idx[0])
+            raise _bad(
+                name,
+                int(lines[i].as_py()),
+                f"t_start not going backwards for job {job[i]} rank {rank[i]}",
+                str(t0[i]),
+                kind,
+                unit,
+            )
+        for i in bad_idx:
+            skips.add(int(lines[int(i)].as_py()), "t_start not going backwards")
+        keepm = pa.array(~back)
+        tb, job, rank, t0, t1 = (x.filter(keepm) for x in (tb, job, rank, t0, t1))
+        _backwards(job.to_numpy(), rank.to_numpy(), t0.to_numpy(), st.last_t)
+    return _normalize_tail(tb, job, rank, t0, t1, st)
+
+
+def _backwards(
+    jn: np.ndarray, rn: np.ndarray, tn: np.ndarray, last_t: dict[tuple[int, int], float]
+) -> np.ndarray | None:
+    """Rows whose ``t_start`` is earlier than the previous row of the same (job, rank).
+
+    ``last_t`` holds each pair's last ``t_start`` from earlier chunks; it is
+    updated when the chunk is clean. Returns None when no row goes backwards.
+    """
+    n = len(tn)
+    if n == 0:
+        return None
+    import pandas as pd
+
+    key = jn.astype(np.int64) * (1 << 32) + rn.astype(np.int64)
+    codes, uniq = pd.factorize(key)
+    k = len(uniq)
+    back = np.zeros(n, dtype=bool)
+    if n > 1 and not np.all(tn[1:] >= tn[:-1]):
+        order = np.argsort(codes, kind="stable")
+        cs, ts = codes[order], tn[order]
+        back[order[1:]] = (cs[1:] == cs[:-1]) & (ts[1:] < ts[:-1])
+    first = np.empty(k, dtype=np.int64)
+    first[codes[::-1]] = np.arange(n - 1, -1, -1)
+    last = np.empty(k, dtype=np.int64)
+    last[codes] = np.arange(n)
+    for g in range(k):
+        pair = (int(uniq[g]) >> 32, int(uniq[g]) & 0xFFFFFFFF)
+        prev = last_t.get(pair)
+        if prev is not None and tn[first[g]] < prev:
+            back[first[g]] = True
+    if back.any():
+        return back
+    for g in range(k):
+        last_t[(int(uniq[g]) >> 32, int(uniq[g]) & 0xFFFFFFFF)] = float(tn[last[g]])
+    return None
+
+
+def _normalize_tail(tb, job, rank, t0, t1, st: _State) -> Parsed:
+    n = tb.num_rows
+    cols = tb.column_names
+    # files: ids as given, or assigned per (job, path)
+    if "file_id" in cols:
+        fid = tb.column("file_id")
+        path = tb.column("path") if "path" in cols else pa.nulls(n, pa.string())
+        uniq = pa.table({"j": job, "f": fid, "p": path}).group_by(["j", "f", "p"]).aggregate([])
+        for r in uniq.to_pylist():
+            if r["f"] is not None:
+                st.files.setdefault((r["j"], r["f"]), r["p"])
+    elif "path" in cols:
+        fid = _assign_file_ids(job, tb.column("path"), st)
+    else:
+        fid = pa.nulls(n, pa.int64())
+
+    # jobs: time span, ranks and app name
+    if n:
+        jn = job.to_numpy()
+        for j in np.unique(jn) if jn.min() != jn.max() else [jn[0]]:
+            sel = slice(None) if jn.min() == jn.max() else (jn == j)
+            info = st.jobs.setdefault(
+                int(j), {"t0": math.inf, "t1": -math.inf, "ranks": set(), "app": None}
+            )
+            info["t0"] = min(info["t0"], float(np.min(t0.to_numpy()[sel])))
+            info["t1"] = max(info["t1"], float(np.max(t1.to_numpy()[sel])))
+            info["ranks"].update(np.unique(rank.to_numpy()[sel]).tolist())
+            if "job" in cols and info["app"] is None:
+                apps = pc.drop_null(tb.column("job").filter(pa.array(jn == j)))
+                info["app"] = apps[0].as_py() if len(apps) else None
+
+    ops = {
+        "job_id": job,
+        "rank": rank,
+        "file_id": fid,
+        "op": tb.column("op"),
+        "t_start": t0,
+        "t_end": t1,
+    }
+    for c in ("offset", "size", "cpu_s", "call", "error"):
+        if c in cols:
+            ops[c] = tb.column(c)
+    return Parsed(tables={"ops": pa.table(ops)})
+
+
+def _assign_file_ids(job: pa.ChunkedArray, path: pa.ChunkedArray, st: _State) -> pa.Array:
+    """Local file ids for (job, path) pairs, stable across chunks."""
+    enc = pc.dictionary_encode(path).combine_chunks()
+    names = enc.dictionary.to_pylist()
+    pidx = pc.fill_null(enc.indices, -1).to_numpy().astype(np.int64)
+    jn = job.to_numpy().astype(np.int64)
+    code = jn * (len(names) + 1) + (pidx + 1)
+    uniq, inverse = np.unique(code, return_inverse=True)
+    ids = np.empty(len(uniq), dtype=np.float64)
+    for k, c in enumerate(uniq):
+        j, pi = divmod(int(c), len(names) + 1)
+        if pi == 0:
+            ids[k] = np.nan
+            continue
+        p = names[pi - 1]
+        f = st.paths.get((j, p))
+        if f is None:
+            f = len(st.files)
+            st.paths[(j, p)] = f
+            st.files[(j, f)] = p
+        ids[k] = f
+    out = ids[inverse]
+    return pa.array(out, pa.float64(), from_pandas=True).cast(pa.int64())
+
+
+def _final(st: _State) -> Parsed:
+    jobs = sorted(st.jobs.items())
+    files = sorted(st.files.items())
+    return Parsed(
+        tables={
+            "jobs": pa.table(
+                {
+                    "job_id": pa.array([j for j, _ in jobs], pa.int64()),
+                    "job_key": pa.array([str(j) for j, _ in jobs], pa.string()),
+                    "app": pa.array([i["app"] for _, i in jobs], pa.string()),
+                    "nprocs": pa.array([len(i["ranks"]) for _, i in jobs], pa.int32()),
+                    "runtime_s": pa.array(
+                        [i["t1"] - min(i["t0"], 0.0) for _, i in jobs], pa.float64()
+                    ),
+                }
+            ),
+            "files": pa.table(
+                {
+                    "job_id": pa.array([j for (j, _), _ in files], pa.int64()),
+                    "file_id": pa.array([f for (_, f), _ in files], pa.int64()),
+                    "path": pa.array([p for _, p in files], pa.string()),
+                }
+            ),
+        }
+    )
+
+
+def _row_text(tb: pa.Table, i: int) -> str:
+    return ",".join("" if v is None else str(v) for v in tb.slice(i, 1).to_pylist()[0].values())
+
+
+def _check_columns(names: list[str], name: str, kind: str) -> tuple[list[str], list[str]]:
+    missing = [c for c in REQUIRED if c not in names]
+    if missing:
+        raise _bad(
+            name,
+            1,
+            "a header naming at least the columns "
+            + ", ".join(REQUIRED)
+            + f" (missing {', '.join(missing)})",
+            ",".join(names),
+            kind,
+        )
+    dup = {c for c in names if names.count(c) > 1}
+    if dup:
+        raise _bad(name, 1, "each column named once", ",".join(sorted(dup)), kind)
+    unknown = [c for c in names if c not in COLUMN_TYPES]
+    return [c for c in names if c in COLUMN_TYPES], unknown
+
+
+class TraceCsvLoader:
+    """``trace-csv``: iochar's per-operation layout as CSV (see module docs)."""
+
+    kind: ClassVar[str] = "trace-csv"
+    suffixes: ClassVar[tuple[str, ...]] = (".csv", ".csv.gz", ".trace.csv")
+    description: ClassVar[str] = "iochar per-operation trace, CSV with a header (op, t_start, ...)"
+
+    def sniff(self, head: bytes) -> bool:
+        """A first line that is a CSV header naming ``op`` and ``t_start``."""
+        first = head.split(b"\n", 1)[0].strip(b"\r").decode("utf-8", "replace")
+        cols = [c.strip().strip('"') for c in first.split(",")]
+        return "op" in cols and "t_start" in cols and all(c in COLUMN_TYPES for c in cols[:3] if c)
+
+    def parse(
+        self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
+    ) -> Iterator[Parsed]:
+        """Parse a trace CSV in chunks of about ``chunk_rows`` rows."""
+        name = source_name(src)
+        with local_path(src, ".csv") as path:
+            yield from self._parse_path(path, name, strict, chunk_rows)
+
+    def _parse_path(self, path: str, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
+        kind = self.kind
+        size = os.path.getsize(path)
+        if size == 0:
+            raise _bad(name, None, "a non-empty input", "", kind)
+        with open(path, "rb") as fh:
+            header = fh.readline()
+            if b"\x00" in header:
+                raise _bad(name, 1, "a CSV header line", header[:80], kind)
+            fh.seek(max(size - 1, 0))
+            ends_nl = fh.read(1) == b"\n"
+        try:
+            names = next(csv.reader([header.decode("utf-8")]))
+        except (UnicodeDecodeError, StopIteration) as exc:
+            raise _bad(name, 1, "a UTF-8 CSV header line", header[:80], kind) from exc
+        names = [c.strip() for c in names]
+        cols, unknown = _check_columns(names, name, kind)
+        skips = None if strict else SkipLog()
+        truncated_tail = not ends_nl and size > len(header)
+        if truncated_tail and strict:
+            raise _bad(
+                name,
+                _count_lines(path),
+                "a last line ending in a newline (file cut short?)",
+                _last_line(path),
+                kind,
+            )
+        types = {c: COLUMN_TYPES[c] if strict else pa.string() for c in cols}
+        bad_rows: list[tuple[int, str]] = []
+        conv = pacsv.ConvertOptions(
+            column_types=types, include_columns=cols, strings_can_be_null=True
+        )
+        read_opts = pacsv.ReadOptions(column_names=names, use_threads=True)
+        st = _State()
+        # the first block is small; later ones are sized to hold about chunk_rows rows
+        sizing = {"next": min(_FIRST_BLOCK, max(1 << 12, chunk_rows * 16))}
+        line = 2  # the header is line 1
+        for block, complete in _mmap_blocks(path, len(header), sizing):
+            if not strict:
+                block = _drop_bad_field_counts(bytes(block), line, len(names), skips, bad_rows)
+            try:
+                tb = pacsv.read_csv(
+                    pa.BufferReader(block), read_options=read_opts, convert_options=conv
+                )
+            except pa.ArrowInvalid as exc:
+                raise _locate_csv_error(bytes(block), line, name, names, cols, exc) from exc
+            if not strict:
+                tb = _cast_tolerant(tb, line, skips, drop_last=truncated_tail and not complete)
+            yield _normalize(tb, st, line, name, kind, "line", skips)
+            line += tb.num_rows
+            per_row = max(1.0, block.size / max(tb.num_rows, 1))
+            sizing["next"] = int(min(_MAX_BLOCK, max(1 << 12, chunk_rows * per_row)))
+        out = _final(st)
+        out.meta = {"tool": "iochar", "format": kind, "columns": cols}
+        out.skips = skips
+        if unknown:
+            out.warnings.append(f"ignored unknown column(s): {', '.join(unknown)}")
+        yield out
+
+
+def _mmap_blocks(
+    path: str, start: int, sizing: dict[str, int]
+) -> Iterator[tuple[pa.Buffer, bool]]:
+    """Zero-copy blocks of whole lines from ``start`` on (the last may lack a newline).
+
+    ``sizing["next"]`` is read before each block, so the caller can adapt it. [bytes]
+    """
+    size = os.path.getsize(path)
+    if size <= start:
+        return
+    with open(path, "rb") as fh:
+        # not closed explicitly: Arrow buffers may still view it; freed with them
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    pos = start
+    while pos < size:
+        end = mm.rfind(b"\n", pos, min(pos + sizing["next"], size)) + 1
+        if end <= pos:  # a line longer than a block, or the unterminated last line
+            nxt = mm.find(b"\n", pos)
+            end = size if nxt < 0 else nxt + 1
+        yield pa.py_buffer(memoryview(mm)[pos:end]), mm[end - 1 : end] == b"\n"
+        pos = end
+
+
+def _cast_tolerant(tb: pa.Table, first_line: int, skips: SkipLog, drop_last: bool) -> pa.Table:
+    keep = np.ones(tb.num_rows, dtype=bool)
+    if drop_last and tb.num_rows:
+        keep[-1] = False
+        skips.add(first_line + tb.num_rows - 1, "last line cut short (no newline)")
+    arrays = {}
+    for c in tb.column_names:
+        want = COLUMN_TYPES[c]
+        col = tb.column(c)
+        if want == pa.string():
+            arrays[c] = col
+            continue
+        vals = col.to_pylist()
+        out = []
+        for i, v in enumerate(vals):
+            if v is None or v == "":
+                out.append(None)
+                continue
+            try:
+                out.append(float(v) if pa.types.is_floating(want) else int(v))
+            except ValueError:
+                out.append(None)
+                if keep[i]:
+                    keep[i] = False
+                    skips.add(first_line + i, f"column {c!r}: not a {want}: {v[:40]!r}")
+        arrays[c] = pa.array(out, want)
+    return pa.table(arrays).filter(pa.array(keep))
+
+
+def _count_lines(path: str) -> int:
+    n = 0
+    with open(path, "rb") as fh:
+        while b := fh.read(1 << 24):
+            n += b.count(b"\n")
+    return n + 1
+
+
+def _last_line(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(0, io.SEEK_END)
+        end = fh.tell()
+        fh.seek(max(0, end - 4096))
+        return fh.read().rsplit(b"\n", 1)[-1]
+
+
+def _locate_csv_error(
+    block: bytes, first_line: int, name: str, names: list[str], cols: list[str], exc: Exception
+) -> InputError:
+    """Find the line behind a pyarrow CSV error in ``block`` (slow path, only on error)."""
+    kinds = {c: COLUMN_TYPES[c] for c in cols}
+    for k, rec, raw in _records(block):
+        line = first_line + k
+        if len(rec) != len(names):
+            return _bad(name, line, f"{len(names)} fields as in the header", raw, "trace-csv")
+        for field, value in zip(names, rec, strict=True):
+            if _bad_value(kinds.get(field), value):
+                return _bad(
+                    name, line, f"column {field!r} to be {kinds[field]}", value, "trace-csv"
+                )
+    return _bad(name, first_line, "valid CSV", str(exc), "trace-csv")
+
+
+def _records(block: bytes) -> Iterator[tuple[int, list[str], str]]:
+    """(line offset in block, fields, raw text) for each non-empty line."""
+    for k, raw in enumerate(block.decode("utf-8", "replace").split("\n")):
+        raw = raw.rstrip("\r")
+        if raw:
+            yield k, next(csv.reader([raw])), raw
+
+
+def _bad_value(want: pa.DataType | None, value: str) -> bool:
+    if want is None or want == pa.string() or value == "":
+        return False
+    try:
+        float(value) if pa.types.is_floating(want) else int(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _drop_bad_field_counts(
+    block: bytes, first_line: int, nfields: int, skips: SkipLog, bad_rows: list
+) -> bytes:
+    """Tolerant mode: drop lines whose field count differs from the header's."""
+    keep = []
+    for k, rec, raw in _records(block):
+        if len(rec) != nfields:
+            skips.add(first_line + k, f"{nfields} fields expected, got {len(rec)}")
+            keep.append("")  # keep line numbering: an empty line is skipped by pyarrow
+        else:
+            keep.append(raw)
+    return ("\n".join(keep) + "\n").encode()
+
+
+class TraceParquetLoader:
+    """``trace-parquet``: the same layout as Parquet (row numbers instead of lines)."""
+
+    kind: ClassVar[str] = "trace-parquet"
+    suffixes: ClassVar[tuple[str, ...]] = (".parquet", ".pq")
+    description: ClassVar[str] = "iochar per-operation trace, Parquet with the trace-csv columns"
+
+    def sniff(self, head: bytes) -> bool:
+        """Parquet magic ``PAR1`` (the columns are checked when parsing)."""
+        return head.startswith(b"PAR1")
+
+    def parse(
+        self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
+    ) -> Iterator[Parsed]:
+        """Parse a trace Parquet file in row batches of ``chunk_rows``."""
+        import pyarrow.parquet as pq
+
+        name = source_name(src)
+        kind = self.kind
+        with open_binary(src) as fh:
+            data = fh.read() if not isinstance(src, (str, os.PathLike)) else None
+        target: Any = pa.BufferReader(data) if data is not None else os.fspath(src)
+        try:
+            pf = pq.ParquetFile(target)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise _bad(
+                name, None, "a Parquet file with a valid footer (file cut short?)", str(exc), kind
+            ) from exc
+        names = pf.schema_arrow.names
+        cols, unknown = _check_columns(list(names), name, kind)
+        skips = None if strict else SkipLog()
+        st = _State()
+        row = 1
+        for i in range(pf.num_row_groups):
+            try:
+                for batch in pf.iter_batches(batch_size=chunk_rows, row_groups=[i], columns=cols):
+                    tb = pa.Table.from_batches([batch])
+                    try:
+                        tb = pa.table({c: tb.column(c).cast(COLUMN_TYPES[c]) for c in cols})
+                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                        raise _bad(
+                            name, row, "columns of the trace layout types", str(exc), kind, "row"
+                        ) from exc
+                    yield _normalize(tb, st, row, name, kind, "row", skips)
+                    row += tb.num_rows
+            except (OSError, pa.ArrowInvalid) as exc:
+                raise _bad(name, row, f"readable row group {i}", str(exc), kind, "row") from exc
+        out = _final(st)
+        out.meta = {"tool": "iochar", "format": kind, "columns": cols}
+        out.skips = skips
+        if unknown:
+            out.warnings.append(f"ignored unknown column(s): {', '.join(unknown)}")
+        yield out
+
+
+register(TraceCsvLoader())
+register(TraceParquetLoader())

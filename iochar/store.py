@@ -1,0 +1,537 @@
+"""The store: the one place that owns the DuckDB database.
+
+The store creates the contract tables (:mod:`iochar.schema`), records the
+schema version, and is the only writer: every input is loaded in one
+transaction (all of its rows land, or none do), its provenance goes to
+``sources``, and the same bytes loaded twice are recognised by SHA-256 and
+not loaded again.
+
+Examples
+--------
+>>> import iochar
+>>> db = iochar.connect(":memory:")
+>>> res = db.load(b"op,t_start,size\\nwrite,0.5,4096\\n", kind="trace-csv")
+>>> res.rows["ops"]
+1
+>>> db.load(b"op,t_start,size\\nwrite,0.5,4096\\n", kind="trace-csv").duplicate
+True
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import queue
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from iochar import load as _load
+from iochar import schema
+from iochar.errors import IocharError, ParameterError, SkippedRecordsWarning
+from iochar.load._base import Skip
+from iochar.load._text import Source, sha256_of, source_name
+
+__all__ = ["Store", "LoadResult", "default_path"]
+
+#: Id sequences the store allocates, and which table/column holds them.
+_ID_KINDS = {
+    "job_id": ("jobs", "job_id"),
+    "file_id": ("files", "file_id"),
+    "snapshot_id": ("snapshots", "snapshot_id"),
+}
+
+ProgressFn = Callable[[int, int | None], None]
+
+
+def default_path() -> str:
+    """``$IOCHAR_DB`` when set, else ``./iochar.duckdb``."""
+    return os.environ.get("IOCHAR_DB") or "iochar.duckdb"
+
+
+@dataclass
+class LoadResult:
+    """What one :meth:`Store.load` did.
+
+    Attributes
+    ----------
+    source_id : int
+        Id of the input in ``sources`` (the earlier one for a duplicate).
+    kind : str
+        Loader kind used.
+    uri : str
+        Absolute path of the input, or ``<buffer>``.
+    sha256 : str
+        SHA-256 of the input bytes.
+    duplicate : bool
+        True when these bytes were already loaded; nothing was written.
+    rows : dict of str to int
+        Rows landed per table.
+    skipped : int
+        Records skipped in tolerant mode.
+    skips : list of Skip
+        The first skipped records, with line and reason.
+    warnings : list of str
+        Loader remarks worth reading.
+    meta : dict
+        The loader's facts about the input, as stored in ``sources.meta``.
+    seconds : float
+        Wall-clock time of the load. [s]
+    """
+
+    source_id: int
+    kind: str
+    uri: str
+    sha256: str
+    duplicate: bool = False
+    rows: dict[str, int] = field(default_factory=dict)
+    skipped: int = 0
+    skips: list[Skip] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def total_rows(self) -> int:
+        """Rows landed, all tables."""
+        return sum(self.rows.values())
+
+    def summary(self) -> str:
+        """One human line: what landed where, or that it was a duplicate."""
+        if self.duplicate:
+            return (
+                f"{self.uri}: already loaded as source {self.source_id} "
+                f"(sha256 {self.sha256[:12]}); nothing changed"
+            )
+        parts = ", ".join(f"{t} {n:,}" for t, n in self.rows.items() if n)
+        msg = f"{self.uri}: source {self.source_id} [{self.kind}] -> {parts or 'no rows'}"
+        if self.skipped:
+            msg += f"; skipped {self.skipped:,} bad records"
+        return msg
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, (_dt.datetime, _dt.date)):
+        return obj.isoformat()
+    if isinstance(obj, Skip):
+        return {"line": obj.line, "reason": obj.reason}
+    if hasattr(obj, "item"):  # numpy scalars
+        return obj.item()
+    if isinstance(obj, (set, frozenset, tuple)):
+        return list(obj)
+    return str(obj)
+
+
+class Store:
+    """An iochar database: the contract tables in one DuckDB file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        Database file, or ``":memory:"``. Default :func:`default_path`.
+    read_only : bool, default False
+        Open without write access.
+
+    Attributes
+    ----------
+    path : str
+        The database path.
+    con : duckdb.DuckDBPyConnection
+        The connection (read with it freely; write only through the store).
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+        self.path = os.fspath(path) if path is not None else default_path()
+        self.read_only = read_only
+        try:
+            self.con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.Error as exc:
+            raise IocharError(f"cannot open database {self.path!r}: {exc}") from exc
+        self.con.execute("SET enable_progress_bar = false")
+        self._init_schema()
+
+    # ------------------------------------------------------------------ schema
+    def _init_schema(self) -> None:
+        have = {
+            r[0]
+            for r in self.con.sql("SELECT table_name FROM information_schema.tables").fetchall()
+        }
+        if "iochar_meta" in have:
+            row = self.con.execute(
+                "SELECT value FROM iochar_meta WHERE key = 'schema_version'"
+            ).fetchall()
+            version = int(row[0][0]) if row else None
+            if version != schema.SCHEMA_VERSION:
+                raise IocharError(
+                    f"database {self.path!r} has iochar schema version {version}; "
+                    f"this iochar uses version {schema.SCHEMA_VERSION}"
+                )
+            return
+        if self.read_only:
+            raise IocharError(f"database {self.path!r} is not an iochar database")
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute(
+                "CREATE TABLE iochar_meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)"
+            )
+            self.con.execute(
+                "INSERT INTO iochar_meta VALUES ('schema_version', $v), ('created_at', $t)",
+                {"v": str(schema.SCHEMA_VERSION), "t": _now().isoformat()},
+            )
+            for stmt in schema.ddl():
+                self.con.execute(stmt)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version recorded in the database."""
+        row = self.con.execute(
+            "SELECT value FROM iochar_meta WHERE key = 'schema_version'"
+        ).fetchall()
+        return int(row[0][0])
+
+    def tables(self) -> list[str]:
+        """Contract tables present in the database."""
+        have = {
+            r[0]
+            for r in self.con.sql("SELECT table_name FROM information_schema.tables").fetchall()
+        }
+        return [t for t in schema.TABLES if t in have]
+
+    # ------------------------------------------------------------------ reading
+    def sql(self, query: str, params: dict[str, Any] | list[Any] | None = None):
+        """Run a query; returns a DuckDB relation (``.df()``, ``.pl()``, ``.fetchall()``).
+
+        Parameters
+        ----------
+        query : str
+            SQL text. Bind values as ``$name`` with ``params``; never format them in.
+        params : dict or list, optional
+            Bound parameter values.
+        """
+        return self.con.sql(query, params=params)
+
+    def row_counts(self) -> dict[str, int]:
+        """Rows per contract table."""
+        return {
+            t: self.con.sql(f'SELECT count(*) FROM "{t}"').fetchall()[0][0]  # t from schema
+            for t in self.tables()
+        }
+
+    def sources(self):
+        """The ``sources`` table as a pandas DataFrame."""
+        return self.con.sql("SELECT * FROM sources ORDER BY source_id").df()
+
+    def find_source(self, sha256: str) -> int | None:
+        """The ``source_id`` of already-loaded bytes with this SHA-256, if any."""
+        row = self.con.execute(
+            "SELECT source_id FROM sources WHERE sha256 = $h", {"h": sha256}
+        ).fetchall()
+        return int(row[0][0]) if row else None
+
+    # ------------------------------------------------------------------ loading
+    def load(
+        self,
+        src: Source,
+        *,
+        kind: str | None = None,
+        strict: bool = True,
+        chunk_rows: int = 1_000_000,
+        progress: ProgressFn | None = None,
+    ) -> LoadResult:
+        """Load one input in one transaction.
+
+        Parameters
+        ----------
+        src : str, os.PathLike, bytes or binary file
+            The input.
+        kind : str, optional
+            Loader kind (see ``iochar.load.kinds()``); sniffed when None.
+        strict : bool, default True
+            False skips and counts bad records (reported in the result,
+            ``sources.meta`` and one :class:`~iochar.errors.SkippedRecordsWarning`).
+        chunk_rows : int, default 1_000_000
+            Rows per parsed chunk; bounds memory.
+        progress : callable, optional
+            Called as ``progress(rows_so_far, None)`` after each chunk.
+
+        Returns
+        -------
+        LoadResult
+            What landed, or ``duplicate=True`` when the bytes were loaded before.
+
+        Raises
+        ------
+        InputError
+            Bad input; the database is left exactly as it was.
+        """
+        if self.read_only:
+            raise IocharError(f"database {self.path!r} is open read-only")
+        if not isinstance(chunk_rows, int) or chunk_rows < 1:
+            raise ParameterError("chunk_rows", "Store.load", "an int >= 1", chunk_rows)
+        t0 = time.perf_counter()
+        name = source_name(src)
+        uri = str(Path(name).resolve()) if isinstance(src, (str, os.PathLike)) else name
+        is_path = isinstance(src, (str, os.PathLike))
+        if is_path:  # hash in the background while the first chunk is parsed
+            hasher = ThreadPoolExecutor(1, thread_name_prefix="iochar-sha256")
+            hashed = hasher.submit(sha256_of, src)
+        else:  # a buffer or open file: one reader at a time
+            hasher, hashed = None, None
+            digest, size = sha256_of(src)
+        chunks = None
+        try:
+            if hashed is None:
+                earlier = self.find_source(digest)
+                if earlier is not None:
+                    return self._duplicate(earlier, uri, digest, t0)
+            kind = kind or _load.sniff(src)
+            _load.get_loader(kind)  # an unknown kind fails before the transaction
+            chunks = _Prefetch(_load.parse(src, kind, strict=strict, chunk_rows=chunk_rows))
+            if hashed is not None:
+                digest, size = hashed.result()
+                earlier = self.find_source(digest)
+                if earlier is not None:
+                    return self._duplicate(earlier, uri, digest, t0)
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                result = self._load_in_transaction(chunks, kind, uri, digest, size, progress)
+                self.con.execute("COMMIT")
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+        finally:
+            if chunks is not None:
+                chunks.close()
+            if hasher is not None:
+                hasher.shutdown(wait=True, cancel_futures=True)
+        result.seconds = time.perf_counter() - t0
+        if result.skipped:
+            warnings.warn(
+                f"{uri}: skipped {result.skipped} bad record(s) in tolerant mode; "
+                f"first: {result.skips[0].line}: {result.skips[0].reason}",
+                SkippedRecordsWarning,
+                stacklevel=2,
+            )
+        return result
+
+    def _duplicate(self, earlier: int, uri: str, digest: str, t0: float) -> LoadResult:
+        old_kind = self.con.execute(
+            "SELECT kind FROM sources WHERE source_id = $s", {"s": earlier}
+        ).fetchall()[0][0]
+        return LoadResult(
+            earlier, old_kind, uri, digest, duplicate=True, seconds=time.perf_counter() - t0
+        )
+
+    def load_many(self, srcs: Iterable[Source], **kwargs: Any) -> list[LoadResult]:
+        """Load several inputs, each in its own transaction (see :meth:`load`)."""
+        return [self.load(s, **kwargs) for s in srcs]
+
+    def _next_ids(self) -> dict[str, int]:
+        out = {}
+        for key, (table, col) in _ID_KINDS.items():
+            out[key] = self.con.sql(
+                f'SELECT coalesce(max("{col}") + 1, 0) FROM "{table}"'
+            ).fetchall()[0][0]
+        return out
+
+    def _load_in_transaction(self, chunks, kind, uri, digest, size, progress) -> LoadResult:
+        source_id = self.con.sql("SELECT coalesce(max(source_id) + 1, 0) FROM sources").fetchall()[
+            0
+        ][0]
+        offsets = self._next_ids()
+        rows: dict[str, int] = {}
+        meta: dict[str, Any] = {}
+        warn: list[str] = []
+        skips = None
+        total = 0
+        for chunk in chunks:
+            meta.update(chunk.meta)
+            warn.extend(chunk.warnings)
+            if chunk.skips is not None:
+                skips = chunk.skips
+            for table, frame in chunk.tables.items():
+                if frame is None or frame.num_rows == 0:
+                    continue
+                frame = schema.check_frame(table, frame)
+                self._insert(table, frame, offsets, source_id)
+                rows[table] = rows.get(table, 0) + frame.num_rows
+                total += frame.num_rows
+            if progress is not None:
+                progress(total, None)
+        meta["rows"] = rows
+        if skips is not None and skips.count:
+            meta["skipped"] = skips.count
+            meta["skips"] = skips.kept
+        if warn:
+            meta["warnings"] = warn
+        self.con.execute(
+            "INSERT INTO sources VALUES ($id, $kind, $uri, $sha, $size, $at, $rows, $meta)",
+            {
+                "id": source_id,
+                "kind": kind,
+                "uri": uri,
+                "sha": digest,
+                "size": size,
+                "at": _now(),
+                "rows": total,
+                "meta": json.dumps(meta, default=_json_default),
+            },
+        )
+        return LoadResult(
+            source_id,
+            kind,
+            uri,
+            digest,
+            rows=rows,
+            skipped=skips.count if skips else 0,
+            skips=list(skips.kept) if skips else [],
+            warnings=warn,
+            meta=meta,
+        )
+
+    def _insert(self, table: str, frame: pa.Table, offsets: dict[str, int], source_id: int) -> None:
+        shift = schema.ID_COLUMNS.get(table, ())
+        select, params = [], {}
+        for name in frame.column_names:  # names were checked against the schema
+            if name in shift:
+                select.append(f'"{name}" + ${name}_off AS "{name}"')
+                params[f"{name}_off"] = offsets[name]
+            elif name != "source_id":
+                select.append(f'"{name}"')
+        if table in schema.SOURCE_COLUMN_TABLES:
+            select.append('$source_id AS "source_id"')
+            params["source_id"] = source_id
+        view = "__iochar_chunk"
+        self.con.register(view, frame)
+        try:
+            self.con.execute(
+                f'INSERT INTO "{table}" BY NAME SELECT {", ".join(select)} FROM {view}', params
+            )
+        finally:
+            self.con.unregister(view)
+
+    # ------------------------------------------------------------------ export
+    def export_trace(self, path: str | os.PathLike[str], *, job_id: int | None = None) -> int:
+        """Write ops as an iochar trace (``.csv`` or ``.parquet`` by suffix).
+
+        The columns are those the ``trace-csv`` / ``trace-parquet`` loaders
+        read (see :mod:`iochar.load.trace_table`), so exporting and loading
+        again gives the same ops.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            Output file; ``.parquet`` writes Parquet, anything else CSV.
+        job_id : int, optional
+            Only this job.
+
+        Returns
+        -------
+        int
+            Rows written.
+        """
+        from iochar.load.trace_table import EXPORT_COLUMNS
+
+        cols = ", ".join('f."path"' if c == "path" else f'o."{c}"' for c in EXPORT_COLUMNS)
+        where = "WHERE o.job_id = $job" if job_id is not None else ""
+        params = {"job": job_id} if job_id is not None else None
+        rel = self.con.sql(
+            f"SELECT {cols} FROM ops o LEFT JOIN files f "
+            f"ON f.job_id = o.job_id AND f.file_id = o.file_id {where} "
+            "ORDER BY o.job_id, o.rank, o.t_start, o.t_end",
+            params=params,
+        )
+        out = os.fspath(path)
+        n = rel.aggregate("count(*)").fetchall()[0][0]
+        if out.lower().endswith(".parquet"):
+            rel.write_parquet(out)
+        else:
+            rel.write_csv(out, header=True)
+        return n
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self) -> None:
+        """Close the connection."""
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.path!r})"
+
+
+class _Prefetch:
+    """Run a chunk iterator one step ahead in a thread (parsing overlaps inserting).
+
+    Parsers spend their time in Arrow/numpy/polars code and DuckDB inserts
+    release the GIL too, so the two overlap. At most ``depth`` chunks wait
+    in the queue, which keeps memory bounded. Exceptions are re-raised in the
+    consumer.
+    """
+
+    _END = object()
+
+    def __init__(self, it: Iterable[Any], depth: int = 1) -> None:
+        self._q: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(iter(it),), name="iochar-parse", daemon=True
+        )
+        self._thread.start()
+
+    def _put(self, item: Any) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._q.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self, it) -> None:
+        try:
+            for item in it:
+                if not self._put(("item", item)):
+                    return
+        except BaseException as exc:  # handed to the consumer
+            self._put(("error", exc))
+            return
+        finally:
+            if hasattr(it, "close"):
+                it.close()
+        self._put(("end", None))
+
+    def __iter__(self):
+        while True:
+            tag, item = self._q.get()
+            if tag == "end":
+                return
+            if tag == "error":
+                raise item
+            yield item
+
+    def close(self) -> None:
+        """Stop the producer and wait for it."""
+        self._stop.set()
+        self._thread.join()
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
