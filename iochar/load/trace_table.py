@@ -418,19 +418,24 @@ class TraceCsvLoader:
         sizing = {"next": min(_FIRST_BLOCK, max(1 << 12, chunk_rows * 16))}
         line = 2  # the header is line 1
         for block, complete in _mmap_blocks(path, len(header), sizing):
+            nbytes = block.size
             if not strict:
-                block = _drop_bad_field_counts(bytes(block), line, len(names), skips, bad_rows)
+                block = _drop_bad_field_counts(
+                    block.to_pybytes(), line, len(names), skips, bad_rows
+                )
             try:
                 tb = pacsv.read_csv(
                     pa.BufferReader(block), read_options=read_opts, convert_options=conv
                 )
             except pa.ArrowInvalid as exc:
-                raise _locate_csv_error(bytes(block), line, name, names, cols, exc) from exc
+                raise _locate_csv_error(
+                    pa.py_buffer(block).to_pybytes(), line, name, names, cols, exc
+                ) from exc
             if not strict:
                 tb = _cast_tolerant(tb, line, skips, drop_last=truncated_tail and not complete)
             yield _normalize(tb, st, line, name, kind, "line", skips)
             line += tb.num_rows
-            per_row = max(1.0, block.size / max(tb.num_rows, 1))
+            per_row = max(1.0, nbytes / max(tb.num_rows, 1))
             sizing["next"] = int(min(_MAX_BLOCK, max(1 << 12, chunk_rows * per_row)))
         out = _final(st)
         out.meta = {"tool": "iochar", "format": kind, "columns": cols}
@@ -440,9 +445,7 @@ class TraceCsvLoader:
         yield out
 
 
-def _mmap_blocks(
-    path: str, start: int, sizing: dict[str, int]
-) -> Iterator[tuple[pa.Buffer, bool]]:
+def _mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple[pa.Buffer, bool]]:
     """Zero-copy blocks of whole lines from ``start`` on (the last may lack a newline).
 
     ``sizing["next"]`` is read before each block, so the caller can adapt it. [bytes]

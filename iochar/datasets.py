@@ -1,0 +1,54 @@
+"""Bundled data: where it is and which files the demo loads.
+
+The real fixtures live in the repository's ``data/`` folder (each subfolder's
+``SOURCE.md`` says where the bytes came from). An editable install
+(``pip install -e .``) finds them beside the package.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from iochar.errors import IocharError
+
+__all__ = ["data_dir", "demo_inputs", "DEMO_PATTERNS"]
+
+#: (glob under data/, kind) pairs the demo loads, in order; kind None = sniffed.
+DEMO_PATTERNS: tuple[tuple[str, str | None], ...] = (
+    ("strace/*.strace", "strace"),
+    ("darshan/**/*.darshan", "darshan"),
+    ("trace/*.csv", "trace-csv"),
+    ("trace/*.parquet", "trace-parquet"),
+)
+
+
+def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The bundled data folder (``$IOCHAR_DATA`` or ``data/`` beside the package).
+
+    Raises
+    ------
+    IocharError
+        When no such folder exists (a non-editable install without the repo).
+    """
+    cands = [override, os.environ.get("IOCHAR_DATA"), Path(__file__).resolve().parents[1] / "data"]
+    for c in cands:
+        if c and Path(c).is_dir():
+            return Path(c)
+    raise IocharError(
+        "bundled data not found; run from a checkout installed with pip install -e . "
+        "or set IOCHAR_DATA to the repository's data/ folder"
+    )
+
+
+def demo_inputs(override: str | os.PathLike[str] | None = None) -> list[tuple[Path, str | None]]:
+    """The files ``iochar demo`` loads, with their kinds."""
+    root = data_dir(override)
+    out: list[tuple[Path, str | None]] = []
+    seen: set[Path] = set()
+    for pattern, kind in DEMO_PATTERNS:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file() and path not in seen:
+                seen.add(path)
+                out.append((path, kind))
+    return out
