@@ -1,0 +1,91 @@
+"""The iochar command, run as a user would (a subprocess) and in-process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from iochar.cli import main
+
+CSV = b"op,t_start,size,path\nwrite,0.5,4096,/a\nread,0.7,10,/b\n"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "iochar.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.parametrize("cmd", [[], ["load"], ["info"], ["sql"], ["demo"], ["export"]])
+def test_help_everywhere(cmd):
+    r = run(*cmd, "--help")
+    assert r.returncode == 0 and "usage: iochar" in r.stdout
+
+
+def test_load_lists_kinds_in_help():
+    out = run("load", "--help").stdout
+    for kind in ("trace-csv", "trace-parquet", "strace", "darshan"):
+        assert kind in out
+
+
+def test_load_info_sql_export(tmp_path, capsys):
+    db = str(tmp_path / "c.duckdb")
+    src = tmp_path / "t.csv"
+    src.write_bytes(CSV)
+    assert main(["load", str(src), "--db", db]) == 0
+    assert "ops 2" in capsys.readouterr().out
+    assert main(["load", str(src), "--db", db]) == 0
+    assert "already loaded as source 0" in capsys.readouterr().out
+    assert main(["info", "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "trace-csv" in out and "ops" in out
+    assert (
+        main(
+            [
+                "sql",
+                "SELECT op, sum(size) AS b FROM ops GROUP BY op ORDER BY op",
+                "--db",
+                db,
+                "--format",
+                "csv",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines() == ["op,b", "read,10", "write,4096"]
+    out_csv = tmp_path / "back.csv"
+    assert main(["export", str(out_csv), "--db", db]) == 0
+    assert out_csv.read_text().count("\n") == 3
+
+
+def test_bad_input_is_one_line_no_traceback(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"op,t_start\nwrite,1\nread,x\n")
+    db = str(tmp_path / "c.duckdb")
+    r = run("load", str(bad), "--db", db)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"iochar: error: {bad}:3: expected column 't_start' to be double, got 'x' [kind=trace-csv]"
+    ]
+    assert "Traceback" not in r.stderr
+
+
+def test_unknown_kind_and_missing_db(tmp_path):
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(bytes(range(256)))
+    r = run("load", str(blob), "--db", str(tmp_path / "x.duckdb"))
+    assert r.returncode == 2 and "one of the known input kinds" in r.stderr
+    r = run("info", "--db", str(tmp_path / "missing.duckdb"))
+    assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_bad_sql_is_one_line(tmp_path, capsys):
+    db = str(tmp_path / "c.duckdb")
+    assert main(["info", "--db", db]) == 2  # no database yet
+    import iochar
+
+    iochar.connect(db).close()
+    assert main(["sql", "SELEC nonsense", "--db", db]) == 2
+    assert "query failed" in capsys.readouterr().err
