@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 _LAZY = {"Store": "iochar.store", "LoadResult": "iochar.store"}
-_SUBMODULES = ("analyze", "plot", "synth", "load", "schema", "store", "errors")
+_SUBMODULES = ("load", "schema", "store", "errors", "datasets", "cli")
 
 
 def connect(path: str | None = None, *, read_only: bool = False) -> Store:

@@ -26,6 +26,11 @@ DEMO_PATTERNS: tuple[tuple[str, str | None], ...] = (
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The bundled data folder (``$IOCHAR_DATA`` or ``data/`` beside the package).
 
+    Parameters
+    ----------
+    override : str or os.PathLike, optional
+        A folder to use instead, when it exists.
+
     Raises
     ------
     IocharError
@@ -42,7 +47,18 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
 
 
 def demo_inputs(override: str | os.PathLike[str] | None = None) -> list[tuple[Path, str | None]]:
-    """The files ``iochar demo`` loads, with their kinds."""
+    """The files ``iochar demo`` loads, with their kinds.
+
+    Parameters
+    ----------
+    override : str or os.PathLike, optional
+        Data folder to use instead of the bundled one.
+
+    Returns
+    -------
+    list of (pathlib.Path, str or None)
+        Each file and its kind, in :data:`DEMO_PATTERNS` order.
+    """
     root = data_dir(override)
     out: list[tuple[Path, str | None]] = []
     seen: set[Path] = set()

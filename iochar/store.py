@@ -235,7 +235,18 @@ class Store:
         return self.con.sql("SELECT * FROM sources ORDER BY source_id").df()
 
     def find_source(self, sha256: str) -> int | None:
-        """The ``source_id`` of already-loaded bytes with this SHA-256, if any."""
+        """The ``source_id`` of already-loaded bytes, if any.
+
+        Parameters
+        ----------
+        sha256 : str
+            Hex SHA-256 of the input bytes.
+
+        Returns
+        -------
+        int or None
+            The earlier source, or None.
+        """
         row = self.con.execute(
             "SELECT source_id FROM sources WHERE sha256 = $h", {"h": sha256}
         ).fetchall()
@@ -336,7 +347,20 @@ class Store:
         )
 
     def load_many(self, srcs: Iterable[Source], **kwargs: Any) -> list[LoadResult]:
-        """Load several inputs, each in its own transaction (see :meth:`load`)."""
+        """Load several inputs, each in its own transaction.
+
+        Parameters
+        ----------
+        srcs : iterable of str, os.PathLike, bytes or binary file
+            The inputs.
+        **kwargs
+            Passed to :meth:`load`.
+
+        Returns
+        -------
+        list of LoadResult
+            One per input, in order.
+        """
         return [self.load(s, **kwargs) for s in srcs]
 
     def _next_ids(self) -> dict[str, int]:

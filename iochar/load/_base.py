@@ -40,13 +40,29 @@ class Skip:
 
 @dataclass
 class SkipLog:
-    """Counts skipped records and keeps the first :data:`MAX_KEPT_SKIPS`."""
+    """Counts skipped records and keeps the first :data:`MAX_KEPT_SKIPS`.
+
+    Parameters
+    ----------
+    count : int, default 0
+        Records skipped so far.
+    kept : list of Skip
+        The first of them, verbatim.
+    """
 
     count: int = 0
     kept: list[Skip] = field(default_factory=list)
 
     def add(self, line: int | None, reason: str) -> None:
-        """Record one skipped record."""
+        """Record one skipped record.
+
+        Parameters
+        ----------
+        line : int or None
+            1-based line (text) or record index (binary).
+        reason : str
+            Why it was skipped.
+        """
         self.count += 1
         if len(self.kept) < MAX_KEPT_SKIPS:
             self.kept.append(Skip(line, reason))
@@ -100,5 +116,21 @@ class Loader(Protocol):
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
     ) -> Iterator[Parsed]:
-        """Parse ``src`` into contract-shaped chunks of at most ~``chunk_rows`` rows."""
+        """Parse ``src`` into contract-shaped chunks.
+
+        Parameters
+        ----------
+        src : str, os.PathLike, bytes or binary file
+            The input.
+        strict : bool, default True
+            Raise :class:`~iochar.errors.InputError` at the first bad record;
+            False skips and counts them in ``Parsed.skips``.
+        chunk_rows : int, default 1_000_000
+            About how many rows each chunk holds; bounds memory.
+
+        Yields
+        ------
+        Parsed
+            Chunks with loader-local ids.
+        """
         ...

@@ -1,0 +1,62 @@
+"""Every public function and method documents each of its parameters (numpydoc).
+
+The scikit-learn meta-test idea: walk the public API instead of trusting
+each author to remember.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+import iochar
+from iochar import datasets, errors, load, schema, store
+
+
+def _public():
+    mods = [iochar, store, load, schema, datasets, errors]
+    seen = set()
+    for mod in mods:
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if id(obj) in seen or not callable(obj):
+                continue
+            seen.add(id(obj))
+            yield f"{mod.__name__}.{name}", obj
+            if inspect.isclass(obj) and not issubclass(obj, BaseException):
+                for mname, meth in vars(obj).items():
+                    if mname.startswith("_") or not callable(meth):
+                        continue
+                    yield f"{mod.__name__}.{name}.{mname}", meth
+
+
+PUBLIC = sorted(_public(), key=lambda x: x[0])
+
+
+@pytest.mark.parametrize(("qualname", "obj"), PUBLIC, ids=[q for q, _ in PUBLIC])
+def test_documented(qualname, obj):
+    doc = inspect.getdoc(obj)
+    assert doc and doc.strip(), f"{qualname} has no docstring"
+    if inspect.isclass(obj) and not issubclass(obj, BaseException):
+        target = obj.__init__ if "__init__" in vars(obj) else None
+    else:
+        target = obj
+    if target is None or not inspect.isfunction(target):
+        return
+    params = [
+        p
+        for p in inspect.signature(target).parameters.values()
+        if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if not params:
+        return
+    if "Parameters" not in doc:
+        # a one-line docstring may name its parameters in the text
+        missing = [p.name for p in params if not re.search(rf"\b{p.name}\b", doc)]
+        assert not missing, f"{qualname}: parameters {missing} not documented"
+        return
+    section = doc.split("Parameters", 1)[1]
+    missing = [p.name for p in params if not re.search(rf"^{p.name}\b", section, re.M)]
+    assert not missing, f"{qualname}: parameters {missing} missing from Parameters"
