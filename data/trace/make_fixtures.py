@@ -34,7 +34,10 @@ def main() -> None:
             + (" LIMIT $n" if limit else ""),
             params={"n": limit} if limit else None,
         )
-        rel.order("rank, t_start, t_end").write_csv(str(HERE / out), header=True)
+        rel = rel.order("rank, t_start, t_end")
+        rel.write_csv(str(HERE / out), header=True)
+        if limit is None:  # the small one also as trace-parquet
+            rel.write_parquet(str(HERE / out.replace(".csv", ".parquet")))
         print(out, rel.aggregate("count(*)").fetchall()[0][0], "ops")
 
 

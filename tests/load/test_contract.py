@@ -34,7 +34,7 @@ FIXTURES = _fixtures()
 
 def test_every_kind_has_a_real_fixture():
     kinds = {p.values[0] for p in FIXTURES}
-    assert set(load.kinds()) <= kinds | {"trace-parquet"}, set(load.kinds()) - kinds
+    assert set(load.kinds()) <= kinds, set(load.kinds()) - kinds
 
 
 @pytest.mark.parametrize(("kind", "path"), FIXTURES)
