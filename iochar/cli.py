@@ -172,7 +172,11 @@ def cmd_sql(args: argparse.Namespace) -> int:
         if rel is None:
             return 0
         if args.format == "csv":
-            rel.df().to_csv(sys.stdout, index=False)
+            import csv
+
+            out = csv.writer(sys.stdout, lineterminator="\n")
+            out.writerow(rel.columns)
+            out.writerows(rel.fetchall())
         else:
             rel.show(max_rows=args.max_rows, max_width=200)
     return 0

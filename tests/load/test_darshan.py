@@ -1,0 +1,655 @@
+"""darshan: real logs against pydarshan's DarshanReport, damage sweeps, chunking, store."""
+
+from __future__ import annotations
+
+import functools
+import glob
+import gzip
+import importlib.util
+import os
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from iochar import schema
+from iochar.errors import InputError, MissingDependencyError
+from iochar.load import parse, sniff
+from iochar.load.darshan import DarshanLoader
+
+# tests/conftest.py defines these too; they are rebuilt here because a second
+# conftest.py (properties/) can shadow the module name ``conftest``.
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+requires_darshan = pytest.mark.skipif(
+    importlib.util.find_spec("darshan") is None, reason="the darshan package is missing"
+)
+pytestmark = requires_darshan
+
+DARSHAN_DIR = DATA_DIR / "darshan"
+
+
+def _wheel_logs() -> list[Path]:
+    """Every log shipped in the installed darshan wheel (as pydarshan's test_summary)."""
+    spec = importlib.util.find_spec("darshan")
+    if spec is None or spec.origin is None:
+        return []
+    root = Path(spec.origin).parent
+    found = []
+    for pattern in (
+        "examples/example_logs/*.darshan",
+        "tests/input/*.darshan",
+        "examples/darshan-graph/*.darshan",
+    ):
+        found += sorted(root.glob(pattern))
+    return found
+
+
+WHEEL_LOGS = _wheel_logs()
+BUNDLED_LOGS = sorted(DARSHAN_DIR.glob("*.darshan"))
+ALL_LOGS = WHEEL_LOGS + BUNDLED_LOGS
+
+
+def _id(p: Path) -> str:
+    return f"{p.parent.name}/{p.name}"
+
+
+logs = pytest.mark.parametrize("log", ALL_LOGS, ids=_id)
+
+
+def _registry_complete() -> bool:
+    """Whether every loader module the registry imports exists yet."""
+    import iochar.load
+
+    try:
+        iochar.load.kinds()
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
+needs_registry = pytest.mark.skipif(
+    not _registry_complete(), reason="a loader module of the registry is not written yet"
+)
+
+
+def _parse(src, **kw):
+    return list(DarshanLoader().parse(src, **kw))
+
+
+def _concat(chunks) -> dict[str, pa.Table]:
+    out: dict[str, list[pa.Table]] = {}
+    for c in chunks:
+        for name, t in c.tables.items():
+            out.setdefault(name, []).append(schema.check_frame(name, t))
+    return {k: pa.concat_tables(v) for k, v in out.items()}
+
+
+@functools.cache
+def _loaded(path: Path):
+    chunks = _parse(path)
+    return chunks, _concat(chunks)
+
+
+@functools.cache
+def _report(path: Path):
+    import darshan
+
+    return darshan.DarshanReport(str(path), read_all=True)
+
+
+def test_fixtures_present_and_match_their_manifest():
+    import hashlib
+    import re
+
+    assert len(BUNDLED_LOGS) == 4
+    assert len(WHEEL_LOGS) >= 15
+    manifest = (DARSHAN_DIR / "SOURCE.md").read_text()
+    rows = dict(re.findall(r"\| `([^`]+)` \| \d+ \| `([0-9a-f]{64})` \|", manifest))
+    assert set(rows) == {p.name for p in BUNDLED_LOGS} | {"COPYRIGHT"}
+    for name, digest in rows.items():
+        assert hashlib.sha256((DARSHAN_DIR / name).read_bytes()).hexdigest() == digest, name
+
+
+# ------------------------------------------------------------- real logs --
+
+
+@logs
+def test_parses_and_every_frame_passes_the_contract(log):
+    chunks, tables = _loaded(log)
+    for c in chunks:
+        for name, t in c.tables.items():
+            schema.check_frame(name, t)
+    assert tables["jobs"].num_rows == 1
+    assert chunks[0].meta["tool"] == "darshan"
+    assert chunks[0].meta["tool_version"] in ("3.10", "3.21")
+    # every file_id used anywhere has a files row
+    fids = set(tables["files"].column("file_id").to_pylist())
+    for name in ("file_stats", "access_sizes", "ops", "module_counters"):
+        if name in tables:
+            used = set(pc.drop_null(tables[name].column("file_id")).to_pylist())
+            assert used <= fids, name
+
+
+@logs
+def test_every_module_lands(log):
+    _, tables = _loaded(log)
+    landed = set(tables["module_counters"].column("module").to_pylist())
+    assert landed == set(_report(log).modules)
+
+
+def _unnamed_records(tables, module) -> int:
+    mc = tables["module_counters"].filter(pc.equal(tables["module_counters"]["module"], module))
+    files = tables["files"]
+    unnamed = set(files.filter(pc.is_null(files["path"])).column("file_id").to_pylist())
+    recs = {
+        (r, f) for r, f in zip(mc["record"].to_pylist(), mc["file_id"].to_pylist(), strict=True)
+    }
+    return sum(1 for _, f in recs if f in unnamed)
+
+
+@logs
+def test_record_counts_equal_darshan_report(log):
+    chunks, tables = _loaded(log)
+    report = _report(log)
+    mc = tables["module_counters"]
+    for module in report.modules:
+        sub = mc.filter(pc.equal(mc["module"], module))
+        ours = len(set(sub["record"].to_pylist()))
+        if module == "HEATMAP":
+            theirs = sum(h._num_recs for h in report.heatmaps.values())
+        else:
+            # DarshanReport keeps only records that have a name record
+            theirs = len(report.records[module]) + _unnamed_records(tables, module)
+        assert ours == theirs, module
+        assert chunks[-1].meta["modules"][module]["records"] == ours
+
+
+@logs
+def test_dxt_segments_equal_darshan_report(log):
+    _, tables = _loaded(log)
+    report = _report(log)
+    for module in ("DXT_POSIX", "DXT_MPIIO"):
+        if module not in report.modules:
+            continue
+        want = []
+        for rec in report.records[module]._records:
+            for kind in ("write_segments", "read_segments"):
+                op = kind.split("_")[0]
+                for s in rec[kind]:
+                    want.append(
+                        (rec["rank"], op, s["offset"], s["length"], s["start_time"], s["end_time"])
+                    )
+        ops = tables.get("ops", pa.table({"call": pa.array([], pa.string())}))
+        sub = ops.filter(pc.equal(ops["call"], module))
+        got = list(
+            zip(
+                *(sub[c].to_pylist() for c in ("rank", "op", "offset", "size", "t_start", "t_end")),
+                strict=True,
+            )
+        )
+        assert got == want, module
+
+
+@logs
+def test_bytes_equal_darshan_report(log):
+    _, tables = _loaded(log)
+    report = _report(log)
+    fs = tables["file_stats"]
+    files = tables["files"]
+    rid = dict(zip(files["file_id"].to_pylist(), files["record_id"].to_pylist(), strict=True))
+    for module, prefix in (("POSIX", "POSIX"), ("MPI-IO", "MPIIO"), ("STDIO", "STDIO")):
+        if module not in report.modules:
+            continue
+        names = report.counters[module]["counters"]
+        i_read = names.index(f"{prefix}_BYTES_READ")
+        i_write = names.index(f"{prefix}_BYTES_WRITTEN")
+
+        def val(v):
+            return None if v < 0 else int(v)
+
+        want = sorted(
+            (r["id"], r["rank"], val(r["counters"][i_read]), val(r["counters"][i_write]))
+            for r in report.records[module]._records
+        )
+        sub = fs.filter(pc.equal(fs["module"], module))
+        got = sorted(
+            (rid[f], -1 if rank is None else rank, br, bw)
+            for f, rank, br, bw in zip(
+                sub["file_id"].to_pylist(),
+                sub["rank"].to_pylist(),
+                sub["bytes_read"].to_pylist(),
+                sub["bytes_written"].to_pylist(),
+                strict=True,
+            )
+            if rid[f] in report.name_records
+        )
+        assert got == want, module
+
+
+@logs
+def test_job_equals_darshan_report(log):
+    chunks, tables = _loaded(log)
+    job = tables["jobs"].to_pylist()[0]
+    md = _report(log).metadata
+    assert job["nprocs"] == md["job"]["nprocs"]
+    assert job["runtime_s"] == md["job"]["run_time"]
+    assert job["job_key"] == str(md["job"]["jobid"])
+    assert job["user"] == str(md["job"]["uid"])
+    assert job["start_ts"].timestamp() == pytest.approx(md["job"]["start_time_sec"], abs=1)
+    assert job["exe"] == (md["exe"] or None)
+    assert chunks[0].meta["job_metadata"] == md["job"]["metadata"]
+    assert chunks[0].meta["tool_version"] == md["job"]["log_ver"]
+
+
+def test_dxt_log_figures():
+    """dxt.darshan, the one large real trace: figures from SOURCE.md."""
+    chunks, t = _loaded(DARSHAN_DIR / "dxt.darshan")
+    assert t["ops"].num_rows == 7623
+    assert set(t["ops"]["call"].to_pylist()) == {"DXT_POSIX"}
+    job = t["jobs"].to_pylist()[0]
+    assert job["nnodes"] == 1 and chunks[0].meta["host"] == "bdw-0003"
+    assert t["file_stats"].num_rows == 215
+    # per file, DXT bytes never exceed what POSIX counted for that file
+    ops = t["ops"].to_pandas()
+    fs = t["file_stats"].to_pandas()
+    posix = fs[fs.module == "POSIX"].set_index("file_id")
+    by_file = ops.groupby(["file_id", "op"])["size"].sum().unstack(fill_value=0)
+    assert (by_file["read"] <= posix.loc[by_file.index, "bytes_read"]).all()
+    assert (by_file["write"] <= posix.loc[by_file.index, "bytes_written"]).all()
+
+
+def test_ior_hdf5_mapping():
+    _, t = _loaded(DARSHAN_DIR / "ior_hdf5_example.darshan")
+    fs = t["file_stats"].to_pandas()
+    mpiio = fs[fs.module == "MPI-IO"].iloc[0]
+    posix = fs[fs.module == "POSIX"].iloc[0]
+    assert np.isnan(mpiio["rank"]) and mpiio["nranks"] == 4  # shared record
+    assert mpiio["reads"] == 36 and mpiio["writes"] == 23  # indep+coll+split+nb
+    assert posix["bytes_read"] == 4202504 and posix["bytes_written"] == 4195800
+    assert posix["first_io_t"] == min(posix["first_read_t"], posix["first_write_t"])
+    stdio = fs[fs.module == "STDIO"].iloc[0]
+    assert stdio["reads"] == 0 and np.isnan(stdio["first_read_t"])  # no activity -> NULL
+    assert np.isnan(stdio["max_byte_read"])
+    mc = t["module_counters"].to_pandas()
+    lustre = dict(mc[mc.module == "LUSTRE"][["counter", "value"]].values)
+    assert lustre["LUSTRE_COMP1_STRIPE_SIZE"] == 1048576
+    assert lustre["LUSTRE_COMP1_OST_ID_0"] == 106
+    sizes = t["access_sizes"].to_pandas()
+    h5d = sizes[sizes.module == "H5D"]
+    assert set(h5d["bin_lo"]) == {102401} and set(h5d["bin_hi"]) == {1048577}
+    assert sizes["bin_hi"].isna().sum() == 0
+    paths = t["files"]["path"].to_pylist()
+    assert "/global/cscratch1/sd/ssnyder/test123.h5:/Dataset-0000.0000" in paths
+
+
+# --------------------------------------------------------------- sniffing --
+
+
+def test_sniff_claims_logs_and_nothing_else():
+    loader = DarshanLoader()
+    for log in ALL_LOGS:
+        assert loader.sniff(log.read_bytes()[:64]), log
+    for text in (
+        b"3.14 is pi\n",
+        b"3.21\n",
+        b"",
+        b"\x1f\x8b\x08",
+        b"PAR1",
+        b"3.21\x00\x00\x00\x00abcdefgh",
+    ):
+        assert not loader.sniff(text), text
+    assert loader.sniff(b"3.41\x00\x00\x00\x00")  # too short to check the magic
+
+
+@needs_registry
+def test_registry_sniffs_darshan_logs():
+    for log in ALL_LOGS:
+        assert sniff(log) == "darshan", log
+
+
+# ---------------------------------------------------------- damaged input --
+
+
+SWEEP_LOGS = [
+    *BUNDLED_LOGS,
+    *(p for p in WHEEL_LOGS if p.name in ("sample-badost.darshan", "noposix.darshan")),
+]
+
+
+@pytest.mark.parametrize("log", SWEEP_LOGS, ids=_id)
+def test_truncation_sweep_raises_input_error(log, tmp_path):
+    data = log.read_bytes()
+    bad = tmp_path / log.name
+    for cut in np.unique(np.linspace(0, len(data) - 1, 30).astype(int)):
+        bad.write_bytes(data[:cut])
+        with pytest.raises(InputError) as exc:
+            _parse(bad)
+        err = exc.value
+        assert err.path == str(bad) and err.kind == "darshan"
+        assert err.unit in ("byte", "record") or err.line is None
+        assert "expected" in str(err)
+
+
+@pytest.mark.parametrize("log", SWEEP_LOGS, ids=_id)
+def test_corrupted_compressed_bytes_raise(log, tmp_path):
+    data = log.read_bytes()
+    header = {"3.10": 360, "3.21": 360}[data[:4].decode()]
+    rng = np.random.default_rng(7)
+    bad = tmp_path / log.name
+    for pos in rng.integers(header, len(data), 25):
+        b = bytearray(data)
+        b[pos] ^= 0xFF
+        bad.write_bytes(bytes(b))
+        with pytest.raises(InputError, match="compressed|record|region"):
+            _parse(bad)
+
+
+def _patched(tmp_path, log: Path, offset: int, new: bytes) -> Path:
+    b = bytearray(log.read_bytes())
+    b[offset : offset + len(new)] = new
+    out = tmp_path / f"patched-{offset}.darshan"
+    out.write_bytes(bytes(b))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("offset", "new", "message"),
+    [
+        (0, b"9.99", "version string"),
+        (8, b"\x00\x00\x00\x01", "magic number"),
+        (16, b"\x02", "uncompressed"),
+        (16, b"\x07", "compression type"),
+        (24, struct.pack("<Q", 100), "job record"),  # name region before the header end
+        (48, struct.pack("<Q", 10**9), "region"),  # POSIX region far past the end
+    ],
+)
+def test_corrupted_header_raises_with_byte_offset(tmp_path, offset, new, message):
+    bad = _patched(tmp_path, DARSHAN_DIR / "ior_hdf5_example.darshan", offset, new)
+    with pytest.raises(InputError, match=message) as exc:
+        _parse(bad)
+    assert exc.value.unit == "byte"
+
+
+def test_empty_and_non_darshan_files(tmp_path):
+    empty = tmp_path / "empty.darshan"
+    empty.write_bytes(b"")
+    with pytest.raises(InputError, match="empty"):
+        _parse(empty)
+    text = tmp_path / "trace.txt"
+    text.write_bytes(b"read(3, ..., 4096) = 4096\n" * 100)
+    with pytest.raises(InputError, match="version string") as exc:
+        _parse(text)
+    assert str(text) in str(exc.value) and "[kind=darshan]" in str(exc.value)
+    assert exc.value.unit == "byte" and exc.value.line == 0
+
+
+@needs_registry
+def test_parse_boundary_with_kind_darshan(tmp_path):
+    text = tmp_path / "trace.txt"
+    text.write_bytes(b"read(3, ..., 4096) = 4096\n" * 100)
+    with pytest.raises(InputError, match="version string"):
+        list(parse(text, kind="darshan"))
+
+
+def test_tolerant_mode_skips_a_damaged_module(tmp_path):
+    log = DARSHAN_DIR / "ior_hdf5_example.darshan"
+    data = bytearray(log.read_bytes())
+    data[3114 + 100] ^= 0xFF  # inside the DXT_MPIIO region (3114..3967)
+    bad = tmp_path / "bad.darshan"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="DXT_MPIIO"):
+        _parse(bad)
+    chunks = _parse(bad, strict=False)
+    t = _concat(chunks)
+    assert chunks[-1].skips.count == 1 and "DXT_MPIIO" in chunks[-1].skips.kept[0].reason
+    assert set(t["ops"]["call"].to_pylist()) == {"DXT_POSIX"}
+    assert "DXT_MPIIO" not in set(t["module_counters"]["module"].to_pylist())
+
+
+# ------------------------------------------------------- chunks and inputs --
+
+
+@pytest.mark.parametrize(
+    "log",
+    [DARSHAN_DIR / "dxt.darshan", DARSHAN_DIR / "ior_hdf5_example.darshan"],
+    ids=_id,
+)
+@pytest.mark.parametrize("rows", [1, 7, 500])
+def test_chunked_equals_unchunked(log, rows):
+    whole = _loaded(log)[1]
+    chunks = _parse(log, chunk_rows=rows)
+    for c in chunks:
+        assert all(t.num_rows <= rows for t in c.tables.values())
+    parts = _concat(chunks)
+    assert set(parts) == set(whole)
+    for name in whole:
+        assert parts[name].equals(whole[name]), name
+
+
+def test_buffers_and_compressed_logs_parse_the_same():
+    log = DARSHAN_DIR / "ior_hdf5_example.darshan"
+    whole = _loaded(log)[1]
+    for src in (log.read_bytes(), gzip.compress(log.read_bytes())):
+        got = _concat(_parse(src))
+        for name in whole:
+            assert got[name].equals(whole[name]), name
+
+
+def test_chunk_rows_must_be_positive():
+    from iochar.errors import ParameterError
+
+    with pytest.raises(ParameterError):
+        _parse(DARSHAN_DIR / "dxt.darshan", chunk_rows=0)
+
+
+def test_missing_darshan_package_names_the_extra(monkeypatch):
+    for mod in ("darshan", "darshan.backend", "darshan.backend.cffi_backend"):
+        monkeypatch.setitem(sys.modules, mod, None)  # as if not installed
+    with pytest.raises(MissingDependencyError, match=r"iochar\[darshan\]"):
+        _parse(DARSHAN_DIR / "dxt.darshan")
+
+
+# ------------------------------------- a 3.41 log written by libdarshan-util --
+
+
+def _writer():
+    """cffi view of libdarshan-util's log writer (not exposed by pydarshan)."""
+    import cffi
+    import darshan
+    from darshan.backend import cffi_backend  # noqa: F401 - loads the library
+
+    ffi = cffi.FFI()
+    ffi.cdef(
+        """
+        struct darshan_job { int64_t uid; int64_t start_time_sec; int64_t start_time_nsec;
+            int64_t end_time_sec; int64_t end_time_nsec; int64_t nprocs; int64_t jobid;
+            char metadata[1024]; };
+        struct darshan_mnt_info { char mnt_type[3015]; char mnt_path[3015]; };
+        void* darshan_log_create(const char *, int, int);
+        int darshan_log_put_job(void*, struct darshan_job*);
+        int darshan_log_put_exe(void*, char*);
+        int darshan_log_put_mounts(void*, struct darshan_mnt_info*, int);
+        int darshan_log_put_mod(void*, int, void*, int, int);
+        void darshan_log_close(void*);
+        """
+    )
+    here = os.path.dirname(darshan.__file__)
+    paths = glob.glob(os.path.join(here, "..", "darshan.libs", "libdarshan-util*.so*"))
+    if os.path.exists("/proc/self/maps"):
+        with open("/proc/self/maps") as fh:
+            paths += [ln.split()[-1] for ln in fh if "libdarshan-util" in ln]
+    if not paths:
+        pytest.skip("cannot locate libdarshan-util to write a log")
+    return ffi, ffi.dlopen(paths[0])
+
+
+POSIX_REC = np.dtype([("id", "<u8"), ("rank", "<i8"), ("c", "<i8", 69), ("f", "<f8", 17)])
+
+
+@pytest.fixture(scope="module")
+def log_341(tmp_path_factory) -> Path:
+    """A format-3.41 log (POSIX, DXT_POSIX, HEATMAP) written through the library."""
+    from darshan.backend.cffi_backend import _mod_names, counter_names
+
+    if counter_names("POSIX") is None or len(counter_names("POSIX")) != 69:
+        pytest.skip("POSIX record layout differs from the one this test writes")
+    ffi, lib = _writer()
+    path = tmp_path_factory.mktemp("v341") / "sim.darshan"
+    fd = lib.darshan_log_create(os.fsencode(path), 0, 1 << _mod_names.index("POSIX"))
+    assert fd != ffi.NULL
+    job = ffi.new("struct darshan_job *")
+    job.uid, job.nprocs, job.jobid = 1234, 2, 99
+    job.start_time_sec, job.start_time_nsec = 1_700_000_000, 250_000_000
+    job.end_time_sec, job.end_time_nsec = 1_700_000_010, 500_000_000
+    job.metadata = b"lib_ver=3.5.0\n"
+    assert lib.darshan_log_put_job(fd, job) == 0
+    assert lib.darshan_log_put_exe(fd, b"/opt/bin/sim --steps 3") == 0
+    mnt = ffi.new("struct darshan_mnt_info[1]")
+    mnt[0].mnt_type, mnt[0].mnt_path = b"lustre", b"/scratch"
+    assert lib.darshan_log_put_mounts(fd, mnt, 1) == 0
+    posix = np.zeros(2, POSIX_REC)
+    posix["id"], posix["rank"] = [111, 222], [0, -1]
+    posix["c"][:, 3] = [4, 0]  # POSIX_READS
+    posix["c"][:, 4] = [0, 8]  # POSIX_WRITES
+    posix["c"][:, 14] = [4096, 0]  # POSIX_BYTES_READ
+    posix["c"][:, 15] = [0, 8 << 20]  # POSIX_BYTES_WRITTEN
+    posix["c"][0, 32] = 4  # POSIX_SIZE_READ_10K_100K
+    posix["f"][0, 1], posix["f"][0, 5] = 0.5, 0.75  # READ_START / READ_END
+    buf = posix.tobytes()
+    assert lib.darshan_log_put_mod(fd, _mod_names.index("POSIX"), buf, len(buf), 4) == 0
+    head = bytearray(104)
+    struct.pack_into("<Qqq", head, 0, 111, 0, 0)
+    head[24:30] = b"node07"
+    struct.pack_into("<qq", head, 88, 2, 1)
+    segs = np.array([(0, 10, 0.1, 0.2), (10, 10, 0.2, 0.3), (0, 20, 0.4, 0.5)], "<i8,<i8,<f8,<f8")
+    buf = bytes(head) + segs.tobytes()
+    assert lib.darshan_log_put_mod(fd, _mod_names.index("DXT_POSIX"), buf, len(buf), 1) == 0
+    buf = struct.pack("<Qqdq", 16592106915301738621, 0, 0.5, 3) + bytes(16)
+    buf += np.array([0, 100, 0], "<i8").tobytes() + np.array([4096, 0, 0], "<i8").tobytes()
+    assert lib.darshan_log_put_mod(fd, _mod_names.index("HEATMAP"), buf, len(buf), 1) == 0
+    lib.darshan_log_close(fd)
+    assert path.read_bytes()[:4] == b"3.41"
+    return path
+
+
+def test_log_341_from_the_library(log_341):
+    chunks = _parse(log_341)
+    t = _concat(chunks)
+    meta = chunks[0].meta
+    assert meta["tool_version"] == "3.41" and meta["host"] == "node07"
+    assert any("POSIX" in w and "partial" in w for w in chunks[0].warnings)
+    assert any("no name record" in w for w in chunks[-1].warnings)
+    job = t["jobs"].to_pylist()[0]
+    assert (job["nprocs"], job["nnodes"], job["app"], job["runtime_s"]) == (2, 1, "sim", 10.25)
+    assert job["start_ts"].microsecond == 250_000
+    assert t["files"]["path"].null_count == 2
+    fs = t["file_stats"].to_pylist()
+    assert [r["bytes_read"] for r in fs] == [4096, 0]
+    assert [r["nranks"] for r in fs] == [1, 2] and fs[1]["rank"] is None
+    assert fs[0]["first_read_t"] == 0.5 and fs[0]["max_byte_written"] is None
+    assert t["access_sizes"].to_pylist()[0] | {} == {
+        "job_id": 0,
+        "file_id": 0,
+        "rank": 0,
+        "module": "POSIX",
+        "op": "read",
+        "bin_lo": 10241,
+        "bin_hi": 102401,
+        "count": 4,
+    }
+    assert t["ops"].select(["op", "offset", "size"]).to_pylist() == [
+        {"op": "write", "offset": 0, "size": 10},
+        {"op": "write", "offset": 10, "size": 10},
+        {"op": "read", "offset": 0, "size": 20},
+    ]
+    mc = t["module_counters"].to_pandas()
+    heat = dict(mc[mc.module == "HEATMAP"][["counter", "value"]].values)
+    assert heat["HEATMAP_POSIX_F_BIN_WIDTH_SECONDS"] == 0.5
+    assert heat["HEATMAP_POSIX_READ_BIN_0"] == 4096 and heat["HEATMAP_POSIX_WRITE_BIN_1"] == 100
+    # pydarshan sees the same heatmap and segments
+    report = _report(log_341)
+    assert set(mc["module"]) == set(report.modules)
+    hm = report.heatmaps["POSIX"]
+    assert hm._num_recs == 1 and hm._nbins == 3
+
+
+def test_log_341_truncation_sweep(log_341, tmp_path):
+    data = log_341.read_bytes()
+    bad = tmp_path / "cut.darshan"
+    for cut in range(0, len(data), 7):
+        bad.write_bytes(data[:cut])
+        with pytest.raises(InputError):
+            _parse(bad)
+
+
+# ------------------------------------------------------------------ store --
+
+
+@needs_registry
+def test_store_loads_dxt_log(store):
+    log = DARSHAN_DIR / "dxt.darshan"
+    res = store.load(log)
+    assert res.rows["ops"] == 7623
+    assert res.rows["file_stats"] == 215 and res.rows["jobs"] == 1
+    assert store.sql("SELECT count(*) FROM ops").fetchall() == [(7623,)]
+    n_files = store.sql("SELECT count(*) FROM files").fetchall()[0][0]
+    assert n_files == 215
+    orphans = store.sql(
+        "SELECT count(*) FROM ops o ANTI JOIN files f USING (job_id, file_id)"
+    ).fetchall()[0][0]
+    assert orphans == 0
+    meta = store.sql("SELECT kind, meta->>'$.tool_version' FROM sources").fetchall()
+    assert meta == [("darshan", "3.10")]
+    again = store.load(log)
+    assert store.sql("SELECT count(*) FROM ops").fetchall() == [(7623,)]
+    assert again.duplicate
+
+
+def _as_bzip2(log: Path, out: Path) -> Path:
+    """Rewrite a zlib log (format 3.21) with every region bzip2-compressed."""
+    import bz2
+    import zlib
+
+    data = log.read_bytes()
+    assert data[:4] == b"3.21"
+    name_off, name_len = struct.unpack_from("<QQ", data, 24)
+    maps = list(struct.unpack_from("<32Q", data, 40))
+    regions = [(360, name_off - 360, None), (name_off, name_len, "name")]
+    regions += [(maps[2 * i], maps[2 * i + 1], i) for i in range(16) if maps[2 * i + 1]]
+    header = bytearray(data[:360])
+    header[16] = 1  # DARSHAN_BZIP2_COMP
+    body = b""
+    for off, length, key in sorted(regions):
+        blob = bz2.compress(zlib.decompress(data[off : off + length]))
+        new_off = 360 + len(body)
+        if key == "name":
+            struct.pack_into("<QQ", header, 24, new_off, len(blob))
+        elif key is not None:
+            struct.pack_into("<QQ", header, 40 + 16 * key, new_off, len(blob))
+        body += blob
+    out.write_bytes(bytes(header) + body)
+    return out
+
+
+def test_bzip2_log_is_checked_then_read_or_refused(tmp_path):
+    log = DARSHAN_DIR / "ior_hdf5_example.darshan"
+    bz = _as_bzip2(log, tmp_path / "bz.darshan")
+    try:
+        got = _concat(_parse(bz))
+    except InputError as exc:  # the wheel's libdarshan-util is built without bzip2
+        assert "bzip2" in str(exc) and exc.unit == "byte"
+    else:
+        whole = _loaded(log)[1]
+        for name in whole:
+            assert got[name].equals(whole[name]), name
+    # a damaged bzip2 region is caught by the Python-side check (CRC), not the library
+    data = bytearray(bz.read_bytes())
+    data[len(data) - 200] ^= 0xFF
+    bad = tmp_path / "bz-bad.darshan"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="bzip2-compressed"):
+        _parse(bad)
