@@ -59,7 +59,9 @@ def time_iochar(csv_path: str, workdir: str, k: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
@@ -77,8 +79,10 @@ def main() -> None:
         print(f"trace-csv: {args.rows:,} ops, {mb:,.0f} MB, {os.cpu_count()} cores")
         print(f"  duckdb read_csv -> table : {d:7.2f} s  ({args.rows / d / 1e6:5.2f} M rows/s)")
         print(f"  iochar load (all steps)  : {o:7.2f} s  ({args.rows / o / 1e6:5.2f} M rows/s)")
-        print(f"  ratio iochar/duckdb      : {o / d:7.2f}  (target <= 2.00) "
-              f"{'PASS' if o / d <= 2 else 'FAIL'}")
+        print(
+            f"  ratio iochar/duckdb      : {o / d:7.2f}  (target <= 2.00) "
+            f"{'PASS' if o / d <= 2 else 'FAIL'}"
+        )
 
 
 if __name__ == "__main__":
