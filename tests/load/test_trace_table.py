@@ -51,7 +51,8 @@ def test_ids_are_shifted_for_second_source(store):
     ).fetchall() == [(2, 4)]
     # every op points at a file of its own job
     orphans = store.sql(
-        "SELECT count(*) FROM ops o ANTI JOIN files f USING (job_id, file_id) WHERE o.file_id IS NOT NULL"
+        "SELECT count(*) FROM ops o ANTI JOIN files f USING (job_id, file_id) "
+        "WHERE o.file_id IS NOT NULL"
     ).fetchall()[0][0]
     assert orphans == 0
 
