@@ -309,10 +309,17 @@ def _assign_file_ids(job: pa.ChunkedArray, path: pa.ChunkedArray, st: _State) ->
     return pa.array(out, pa.float64(), from_pandas=True).cast(pa.int64())
 
 
-def _final(st: _State) -> Parsed:
+def _final(
+    st: _State, kind: str, cols: list[str], unknown: list[str], skips: SkipLog | None
+) -> Parsed:
+    """The last chunk: jobs and files seen, meta, skips and warnings."""
     jobs = sorted(st.jobs.items())
     files = sorted(st.files.items())
+    warnings = [f"ignored unknown column(s): {', '.join(unknown)}"] if unknown else []
     return Parsed(
+        meta={"tool": "iochar", "format": kind, "columns": cols},
+        skips=skips,
+        warnings=warnings,
         tables={
             "jobs": pa.table(
                 {
@@ -332,7 +339,7 @@ def _final(st: _State) -> Parsed:
                     "path": pa.array([p for _, p in files], pa.string()),
                 }
             ),
-        }
+        },
     )
 
 
@@ -437,12 +444,7 @@ class TraceCsvLoader:
             line += tb.num_rows
             per_row = max(1.0, nbytes / max(tb.num_rows, 1))
             sizing["next"] = int(min(_MAX_BLOCK, max(1 << 12, chunk_rows * per_row)))
-        out = _final(st)
-        out.meta = {"tool": "iochar", "format": kind, "columns": cols}
-        out.skips = skips
-        if unknown:
-            out.warnings.append(f"ignored unknown column(s): {', '.join(unknown)}")
-        yield out
+        yield _final(st, kind, cols, unknown, skips)
 
 
 def _mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple[pa.Buffer, bool]]:
@@ -607,12 +609,7 @@ class TraceParquetLoader:
                     row += tb.num_rows
             except (OSError, pa.ArrowInvalid) as exc:
                 raise _bad(name, row, f"readable row group {i}", str(exc), kind, "row") from exc
-        out = _final(st)
-        out.meta = {"tool": "iochar", "format": kind, "columns": cols}
-        out.skips = skips
-        if unknown:
-            out.warnings.append(f"ignored unknown column(s): {', '.join(unknown)}")
-        yield out
+        yield _final(st, kind, cols, unknown, skips)
 
 
 register(TraceCsvLoader())
