@@ -294,8 +294,8 @@ class Store:
             raise ParameterError("chunk_rows", "Store.load", "an int >= 1", chunk_rows)
         t0 = time.perf_counter()
         name = source_name(src)
-        uri = str(Path(name).resolve()) if isinstance(src, (str, os.PathLike)) else name
         is_path = isinstance(src, (str, os.PathLike))
+        uri = str(Path(name).resolve()) if is_path else name
         if is_path:  # hash in the background while the first chunk is parsed
             hasher = ThreadPoolExecutor(1, thread_name_prefix="iochar-sha256")
             hashed = hasher.submit(sha256_of, src)
@@ -372,9 +372,9 @@ class Store:
         return out
 
     def _load_in_transaction(self, chunks, kind, uri, digest, size, progress) -> LoadResult:
-        source_id = self.con.sql("SELECT coalesce(max(source_id) + 1, 0) FROM sources").fetchall()[
-            0
-        ][0]
+        [(source_id,)] = self.con.sql(
+            "SELECT coalesce(max(source_id) + 1, 0) FROM sources"
+        ).fetchall()
         offsets = self._next_ids()
         rows: dict[str, int] = {}
         meta: dict[str, Any] = {}
