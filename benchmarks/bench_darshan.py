@@ -12,8 +12,10 @@ Compared, on the same file, each from a cold start of the log:
   segments as tables;
 * iochar parse: ``DarshanLoader().parse(path)`` to the end, i.e. every table
   of the log (jobs, files, file_stats, access_sizes, module_counters and the
-  ``ops`` rows of the segments), including the pre-validation that decompresses
-  every region once in Python;
+  ``ops`` rows of the segments), including the validation pass that
+  decompresses every region once in Python. The DXT segments are decoded in
+  Python from the bytes that pass kept (libdarshan-util reads the other
+  modules, decompressing their regions a second time);
 * iochar parse+insert: ``iochar.connect(":memory:").load(path, kind="darshan")``
   (SHA-256, parse, contract checks, inserts, one transaction);
 * DuckDB scan: an aggregate over the same segments already held as an Arrow

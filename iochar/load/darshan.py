@@ -2,7 +2,8 @@
 
 One Darshan log is one job. The loader reads it with libdarshan-util through
 the cffi backend of the ``darshan`` package (``pip install 'iochar[darshan]'``;
-imported only when a log is parsed) and yields contract tables
+imported only when a log is parsed), except for the DXT_POSIX and DXT_MPIIO
+regions, which it decodes itself (see *DXT* below), and yields contract tables
 (:mod:`iochar.schema`) with loader-local ids: ``job_id`` 0 and ``file_id``
 numbered from 0 in order of first appearance.
 
@@ -112,6 +113,21 @@ floating-point counter. The others are encoded as darshan-parser prints them:
   fields, then the module's counter names). Node names are not kept.
   ``file_id`` is NULL for these, for BG/Q and for MDHIM.
 
+DXT
+---
+A DXT region is a run of records, each a 104-byte ``struct dxt_file_record``
+(record id, rank, shared flag, host name, write count, read count) followed
+by its ``segment_info`` segments (offset, length, start and end time; writes
+first, then reads), all in the log's byte order. The loader decodes it in
+Python, as libdarshan-util's ``dxt_log_get_*_file`` would (DXT_MPIIO version
+1 did not record offsets: they are -1), from the bytes the validation pass
+decompressed: that pass keeps them when the log's DXT regions add up to at
+most :data:`_DXT_KEEP` bytes, else decoding decompresses the region again,
+piece by piece. Segments become columns with ``np.frombuffer`` a run of
+records at a time, and ``ops`` comes in chunks of about ``chunk_rows`` rows
+(a record with more segments is split across chunks), so memory stays
+bounded however large the region.
+
 Validation and crash safety
 ---------------------------
 libdarshan-util trusts its input. In the 3.5.0 library: an ``assert``
@@ -130,11 +146,12 @@ overlapping, no region for a module slot the library does not know); that
 every region decompresses completely (zlib's Adler-32 or bzip2's CRC catches
 corrupted bytes); that the name region splits into whole records (the names
 are taken from this pass, so ``darshan_log_get_name_records`` is never
-called); and that every DXT record's write/read counts are non-negative and
-its segments fit in the region. It then checks every libdarshan-util return
-code, and that the DXT record count the library returns equals the one the
-region holds. Uncompressed logs (compression type 2), whose contents cannot
-be checked, are refused. What remains trusted is the content of regions with
+called); that every DXT record's write/read counts are non-negative and its
+segments fit in the region; and that each DXT module version is one whose
+layout the loader knows (DXT regions are then decoded in Python, which checks
+every record again, and never reach the library). It then checks every
+libdarshan-util return code. Uncompressed logs (compression type 2), whose
+contents cannot be checked, are refused. What remains trusted is the content of regions with
 valid checksums: a log crafted with valid checksums but inconsistent LUSTRE,
 HEATMAP or APMPI/APXC record contents could still crash libdarshan-util, and
 a bit flip in a module's version number in the (unchecksummed) header that
@@ -435,7 +452,14 @@ SEGMENT_DTYPE = np.dtype(
     [("offset", "=i8"), ("length", "=i8"), ("start_time", "=f8"), ("end_time", "=f8")]
 )
 _DXT_HEAD = 104  # sizeof(struct dxt_file_record)
+_SEG = SEGMENT_DTYPE.itemsize  # sizeof(struct segment_info)
 _DXT_MAX_SEGMENT_BYTES = (1 << 31) - 1  # darshan_log_get_mod takes an int length
+#: Newest DXT module versions (``DXT_POSIX_VER``, ``DXT_MPIIO_VER`` in
+#: Darshan 3.5) whose record layout :class:`_DxtDecoder` knows.
+_DXT_VERSIONS = {"DXT_POSIX": 1, "DXT_MPIIO": 2}
+#: Most decompressed DXT bytes of one log kept from the validation pass for
+#: decoding (larger regions are decompressed a second time instead).
+_DXT_KEEP = 1 << 25
 
 #: Heatmap record ids -> instrumented module, used when a log lacks the
 #: name record (the ids hash ``heatmap:<MODULE>``; same table as pydarshan).
@@ -797,22 +821,46 @@ class _NameWalker:
             raise ValueError(f"{len(self.pend)} bytes after the last whole name record")
 
 
-class _DxtWalker:
-    """Checks DXT record heads and segment counts; collects host names."""
+def _check_counts(record: int, wc: int, rc: int) -> None:
+    """Raise ValueError naming the DXT record unless its segment counts are sane."""
+    if wc < 0 or rc < 0 or (wc + rc) * _SEG > _DXT_MAX_SEGMENT_BYTES:
+        raise ValueError(
+            f"DXT record {record}: write_count {wc} and read_count "
+            f"{rc} are not valid segment counts"
+        )
 
-    def __init__(self, order: str) -> None:
+
+class _DxtWalker:
+    """Checks DXT record heads and segment counts; collects host names.
+
+    With ``keep`` > 0 it also holds on to the decompressed pieces it is fed,
+    as long as they add up to at most ``keep`` bytes (``kept`` is None past
+    that), so that :class:`_DxtDecoder` can decode them without
+    decompressing the region again.
+    """
+
+    def __init__(self, order: str, keep: int = 0) -> None:
         self.head = struct.Struct(order + "24x64sqq")  # skip id, rank, shared_record
         self.pend = b""
         self.skip = 0
         self.records = 0
         self.segments = 0
         self._hosts: set[bytes] = set()
+        self.keep = keep
+        self.kept: list[bytes] | None = [] if keep > 0 else None
+        self.kept_bytes = 0
 
     @property
     def hosts(self) -> set[str]:
         return {h.split(b"\x00", 1)[0].decode("utf-8", "replace") for h in self._hosts}
 
     def feed(self, data: bytes) -> None:
+        if self.kept is not None:
+            self.kept_bytes += len(data)
+            if self.kept_bytes <= self.keep:
+                self.kept.append(data)
+            else:
+                self.kept = None
         if self.skip:
             take = min(self.skip, len(data))
             self.skip -= take
@@ -821,19 +869,16 @@ class _DxtWalker:
             data = data[take:]
         buf = self.pend + data if self.pend else data
         pos, n = 0, len(buf)
-        unpack, hosts, seg = self.head.unpack_from, self._hosts, SEGMENT_DTYPE.itemsize
+        unpack, hosts = self.head.unpack_from, self._hosts
         records = segments = 0
         while n - pos >= _DXT_HEAD:
             host, wc, rc = unpack(buf, pos)
-            if wc < 0 or rc < 0 or (wc + rc) * seg > _DXT_MAX_SEGMENT_BYTES:
-                raise ValueError(
-                    f"DXT record {self.records + records}: write_count {wc} and read_count "
-                    f"{rc} are not valid segment counts"
-                )
+            if wc < 0 or rc < 0 or (wc + rc) * _SEG > _DXT_MAX_SEGMENT_BYTES:
+                _check_counts(self.records + records, wc, rc)  # raises
             hosts.add(host)
             records += 1
             segments += wc + rc
-            pos += _DXT_HEAD + (wc + rc) * seg
+            pos += _DXT_HEAD + (wc + rc) * _SEG
         self.records += records
         self.segments += segments
         if pos > n:
@@ -849,6 +894,196 @@ class _DxtWalker:
             )
 
 
+def _op_column(writes: np.ndarray, reads: np.ndarray, n: int) -> pa.Array:
+    """The ``op`` column of runs of ``writes[i]`` writes then ``reads[i]`` reads.
+
+    Built from raw buffers, which is faster than casting a dictionary array.
+    """
+    counts = np.column_stack([writes, reads]).ravel()
+    if 5 * n >= 1 << 31:  # past int32 string offsets: leave it to Arrow's cast
+        op = np.repeat(np.tile(np.array([0, 1], np.int8), len(writes)), counts)
+        return pa.DictionaryArray.from_arrays(pa.array(op), _OP_DICT).cast(pa.string())
+    lens = np.repeat(np.tile(np.array([5, 4], np.int32), len(writes)), counts)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(lens, out=offsets[1:])
+    data = b"".join(
+        [b"write" * w + b"read" * r for w, r in zip(writes.tolist(), reads.tolist(), strict=True)]
+    )
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+class _DxtDecoder:
+    """Decodes a DXT region's decompressed bytes into contract tables.
+
+    Fed the region piece by piece (pieces may split a record head or a
+    segment anywhere), it checks every record as :class:`_DxtWalker` does
+    and queues in ``out`` tables of about ``chunk_rows`` rows: the
+    ``module_counters`` rows of the record heads (``DXT_WRITE_COUNT``,
+    ``DXT_READ_COUNT``) and one ``ops`` row per segment, writes then reads.
+    Segments are copied a run at a time and turned into columns with
+    ``np.frombuffer``; a record with more segments than fit in a chunk is
+    split across chunks. Works like libdarshan-util's ``dxt_log_get_*_file``:
+    fields in the log's byte order, and DXT_MPIIO version 1 offsets (not
+    recorded by that version) are -1.
+    """
+
+    _COUNTERS = ["DXT_WRITE_COUNT", "DXT_READ_COUNT"]
+
+    def __init__(self, log: _Log, module: str, order: str, version: int) -> None:
+        self.log, self.module = log, module
+        self.rows = log.chunk_rows
+        self.head = struct.Struct(order + "Qq8x64xqq")  # id, rank, [shared, host], counts
+        self.seg_dtype = SEGMENT_DTYPE.newbyteorder(order)
+        self.native = self.seg_dtype == SEGMENT_DTYPE
+        self.no_offsets = module == "DXT_MPIIO" and version == 1
+        self.pend = bytearray()  # an incomplete head (or segment) at a piece's end
+        self.left = 0  # segments of the current record still to come
+        self.done = 0  # segments of the current record already taken
+        self.cur = (0, 0, 0)  # rank, file_id, write_count of the current record
+        self.records = 0
+        self.out: list[dict[str, pa.Table]] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self.raw = bytearray()  # segment bytes of this chunk
+        self.heads: list[int] = []  # ordinal, file_id, rank, write_count, read_count
+        self.runs: list[int] = []  # rank, file_id, writes, reads of a run of segments
+        self.used = 0  # rows of this chunk (2 per head, 1 per segment)
+
+    def feed(self, data: bytes) -> None:
+        mv = memoryview(data)
+        n, pos = len(data), 0
+        if self.pend:  # complete the unit the previous piece ended inside
+            need = (_SEG if self.left else _DXT_HEAD) - len(self.pend)
+            if n < need:
+                self.pend += mv
+                return
+            self.pend += mv[:need]
+            unit, self.pend = bytes(self.pend), bytearray()
+            pos = need
+            if self.left:
+                self._segments(unit, 0, 1)
+            else:
+                self._head(unit, 0)
+        unpack, rows = self.head.unpack_from, self.rows
+        fids, file_id = self.log.file_ids, self.log.file_id
+        while True:
+            if self.left:
+                k = min(self.left, (n - pos) // _SEG)
+                if k:
+                    self._segments(mv, pos, k)
+                    pos += k * _SEG
+                if self.left:  # the piece ends inside this record's segments
+                    self.pend += mv[pos:]
+                    return
+            if n - pos < _DXT_HEAD:
+                self.pend += mv[pos:]
+                return
+            rid, rank, wc, rc = unpack(mv, pos)
+            nseg = wc + rc
+            end = pos + _DXT_HEAD + nseg * _SEG
+            if (
+                wc >= 0
+                and rc >= 0
+                and end <= n
+                and self.used + 2 + nseg <= rows
+                and nseg * _SEG <= _DXT_MAX_SEGMENT_BYTES
+            ):
+                # the common case, done inline: the whole record is in this
+                # piece and fits in this chunk
+                fid = fids.get(rid)
+                if fid is None:
+                    fid = file_id(rid)
+                self.heads += (self.records, fid, rank, wc, rc)
+                if nseg:
+                    self.raw += mv[pos + _DXT_HEAD : end]
+                    self.runs += (rank, fid, wc, rc)
+                self.used += 2 + nseg
+                self.records += 1
+                pos = end
+                if self.used >= rows:
+                    self.flush()
+                continue
+            self._head(mv, pos)  # checks the counts; the segments follow
+            pos += _DXT_HEAD
+
+    def _head(self, buf, pos: int) -> None:
+        rid, rank, wc, rc = self.head.unpack_from(buf, pos)
+        _check_counts(self.records, wc, rc)
+        if self.used and self.used + 2 > self.rows:
+            self.flush()
+        fid = self.log.file_id(rid)
+        self.heads += (self.records, fid, rank, wc, rc)
+        self.used += 2
+        self.records += 1
+        self.left, self.done, self.cur = wc + rc, 0, (rank, fid, wc)
+
+    def _segments(self, buf, pos: int, k: int) -> None:
+        rank, fid, wc = self.cur
+        while k:
+            room = self.rows - self.used
+            if room <= 0:
+                self.flush()
+                room = self.rows
+            t = min(k, room)
+            self.raw += buf[pos : pos + t * _SEG]
+            w = min(max(wc - self.done, 0), t)
+            self.runs += (rank, fid, w, t - w)
+            self.done += t
+            self.left -= t
+            self.used += t
+            pos += t * _SEG
+            k -= t
+
+    def flush(self) -> None:
+        """Queue the tables of what has been decoded since the last flush."""
+        tables: dict[str, pa.Table] = {}
+        if self.heads:
+            ordinal, fid, rank, wc, rc = np.array(self.heads, np.int64).reshape(-1, 5).T
+            tables["module_counters"] = _long_table(
+                self.module,
+                np.repeat(ordinal, 2),
+                np.repeat(fid, 2),
+                np.repeat(rank, 2),
+                None,
+                self._COUNTERS,
+                np.column_stack([wc, rc]).ravel().astype(np.float64),
+            )
+        seg = np.frombuffer(self.raw, dtype=self.seg_dtype)  # raw is replaced, not reused
+        n = len(seg)
+        if n:
+            if not self.native:
+                seg = seg.astype(SEGMENT_DTYPE)
+            rank, fid, w, r = np.array(self.runs, np.int64).reshape(-1, 4).T
+            per = w + r
+            offset = np.full(n, -1, np.int64) if self.no_offsets else seg["offset"]
+            tables["ops"] = pa.table(
+                {
+                    "job_id": pa.array(np.zeros(n, np.int64)),
+                    "rank": pa.array(np.repeat(rank, per).astype(np.int32)),
+                    "file_id": pa.array(np.repeat(fid, per)),
+                    "op": _op_column(w, r, n),
+                    "offset": pa.array(offset),
+                    "size": pa.array(seg["length"]),
+                    "t_start": pa.array(seg["start_time"]),
+                    "t_end": pa.array(seg["end_time"]),
+                    "call": _const_str(self.module, n),
+                }
+            )
+        if tables:
+            self.out.append(tables)
+        self._reset()
+
+    def close(self) -> None:
+        if self.left or self.pend:
+            missing = self.left * _SEG - len(self.pend) if self.left else len(self.pend)
+            raise ValueError(
+                f"DXT record {self.records - 1 if self.left else self.records} is cut short "
+                f"({missing} bytes missing or left over)"
+            )
+        self.flush()
+
+
 def _validate_region(path, fh, hdr: _Header, reg: _Region, walker=None) -> None:
     """Decompress ``reg`` completely; raise InputError naming it on failure."""
     total = 0
@@ -860,15 +1095,19 @@ def _validate_region(path, fh, hdr: _Header, reg: _Region, walker=None) -> None:
         if walker is not None:
             walker.close()
     except (zlib.error, OSError, EOFError, ValueError) as exc:
-        what = reg.module or reg.what
-        raise _err(
-            path,
-            reg.off,
-            f"a complete {'zlib' if hdr.comp == _ZLIB else 'bzip2'}-compressed {what} "
-            f"region ({reg.length} bytes at byte {reg.off})",
-            f"{type(exc).__name__}: {exc}",
-        ) from exc
+        raise _region_error(path, hdr, reg, exc) from exc
     reg.inflated = total
+
+
+def _region_error(path, hdr: _Header, reg: _Region, exc: Exception) -> InputError:
+    """The InputError for a region that does not decompress or decode."""
+    return _err(
+        path,
+        reg.off,
+        f"a complete {'zlib' if hdr.comp == _ZLIB else 'bzip2'}-compressed "
+        f"{reg.module or reg.what} region ({reg.length} bytes at byte {reg.off})",
+        f"{type(exc).__name__}: {exc}",
+    )
 
 
 # ---------------------------------------------------------------- loader --
@@ -890,6 +1129,9 @@ class _Log:
     new_files: list[int] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     unnamed: int = 0
+    fh: Any = None  # the open log file (DXT regions are decoded from it)
+    hdr: _Header | None = None
+    modules: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def file_ids_for(self, ids: np.ndarray) -> np.ndarray:
         """Loader-local file ids for record ids, numbering new ones."""
@@ -898,12 +1140,19 @@ class _Log:
         for i, rid in enumerate(ids.tolist()):
             f = fid.get(rid)
             if f is None:
-                f = fid[rid] = len(fid)
-                self.new_files.append(rid)
-                if rid not in self.names:
-                    self.unnamed += 1
+                f = self.file_id(rid)
             out[i] = f
         return out
+
+    def file_id(self, rid: int) -> int:
+        """The loader-local file id of one record id, numbering it if new."""
+        f = self.file_ids.get(rid)
+        if f is None:
+            f = self.file_ids[rid] = len(self.file_ids)
+            self.new_files.append(rid)
+            if rid not in self.names:
+                self.unnamed += 1
+        return f
 
     def take_files(self) -> pa.Table | None:
         if not self.new_files:
@@ -1219,102 +1468,38 @@ def _get_records_streaming(
 
 
 def _read_dxt(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Table]]:
-    """DXT segments -> ops, flattened from the C buffers with numpy."""
-    ffi = log.cb.ffi
-    head = ffi.sizeof("struct dxt_file_record")
-    seg_size = ffi.sizeof("struct segment_info")
-    if (
-        head != _DXT_HEAD
-        or seg_size != SEGMENT_DTYPE.itemsize
-        or struct.calcsize("=Qq72xqq") != head
-    ):
-        raise RuntimeError("pydarshan's DXT structs do not match iochar's")
-    raw = bytearray()
-    ids: list[int] = []
-    ranks: list[int] = []
-    wcs: list[int] = []
-    rcs: list[int] = []
-    ordinals: list[int] = []
-    pending = 0
-    out: list[dict[str, pa.Table]] = []
+    """DXT segments -> ops, decoded in Python from the region's decompressed bytes.
 
-    def flush() -> None:
-        nonlocal raw, ids, ranks, wcs, rcs, ordinals, pending
-        k = len(ids)
-        rid = np.array(ids, dtype=np.uint64)
-        rk = np.array(ranks, dtype=np.int64)
-        w = np.array(wcs, dtype=np.int64)
-        r = np.array(rcs, dtype=np.int64)
-        fids = log.file_ids_for(rid)
-        tables = {
-            "module_counters": _long_table(
-                module,
-                np.repeat(np.array(ordinals), 2),
-                np.repeat(fids, 2),
-                np.repeat(rk, 2),
-                None,
-                ["DXT_WRITE_COUNT", "DXT_READ_COUNT"],
-                np.column_stack([w, r]).ravel().astype(np.float64),
-            )
-        }
-        seg = np.frombuffer(raw, dtype=SEGMENT_DTYPE)  # raw is replaced below, not reused
-        n = len(seg)
-        if n:
-            per = w + r
-            counts = np.column_stack([w, r]).ravel()
-            op = np.repeat(np.tile(np.array([0, 1], np.int8), k), counts)
-            tables["ops"] = pa.table(
-                {
-                    "job_id": pa.array(np.zeros(n, np.int64)),
-                    "rank": pa.array(np.repeat(rk, per).astype(np.int32)),
-                    "file_id": pa.array(np.repeat(fids, per)),
-                    "op": pa.DictionaryArray.from_arrays(pa.array(op), _OP_DICT).cast(pa.string()),
-                    "offset": pa.array(seg["offset"]),
-                    "size": pa.array(seg["length"]),
-                    "t_start": pa.array(seg["start_time"]),
-                    "t_end": pa.array(seg["end_time"]),
-                    "call": _const_str(module, n),
-                }
-            )
-        out.append(tables)
-        raw = bytearray()
-        ids, ranks, wcs, rcs, ordinals = [], [], [], [], []
-        pending = 0
+    libdarshan-util never reads a DXT region: the pieces the validation pass
+    kept are decoded (the region is decompressed again only when it was too
+    large to keep), and the record count lands in ``log.counts[module]``.
+    """
+    m, hdr = log.modules[module], log.hdr
+    reg: _Region = m["region"]
+    dec = _DxtDecoder(log, module, hdr.order, m["ver"])
+    kept = m.pop("dxt_pieces", None)
+    pieces = _drain(kept) if kept is not None else _inflate(_region_chunks(log.fh, reg), hdr.comp)
+    while True:
+        try:
+            piece = next(pieces, None)
+            if piece is None:
+                dec.close()
+            else:
+                dec.feed(piece)
+        except (zlib.error, OSError, EOFError, ValueError) as exc:
+            raise _region_error(log.name, hdr, reg, exc) from exc
+        out, dec.out = dec.out, []
+        yield from out
+        if piece is None:
+            break
+    log.counts[module] = dec.records
 
-    seg_ptr = ffi.typeof("struct segment_info *")
-    head_fmt = struct.Struct("=Qq72xqq")  # id, rank, [shared_record, hostname], counts
-    unpack = head_fmt.unpack_from
-    buffer = ffi.buffer
 
-    def consume(ptr, ordinal):
-        nonlocal pending
-        rid, rank, wc, rc = unpack(buffer(ptr, head))
-        if wc < 0 or rc < 0:  # cannot happen after validation; never trust it
-            raise _err(
-                log.name,
-                ordinal,
-                f"non-negative {module} segment counts",
-                f"write_count {wc}, read_count {rc}",
-                unit="record",
-            )
-        nseg = wc + rc
-        if nseg:
-            # writes first, then reads: flattened straight from the C buffer
-            segments = ffi.cast(seg_ptr, ptr + head)
-            raw.extend(buffer(segments, nseg * seg_size))
-        ids.append(rid)
-        ranks.append(rank)
-        wcs.append(wc)
-        rcs.append(rc)
-        ordinals.append(ordinal)
-        pending += nseg + 2
-        if pending >= log.chunk_rows:
-            flush()
-
-    yield from _get_records_streaming(log, module, idx, consume, out)
-    if ids:
-        flush()
-        yield out.pop()
+def _drain(pieces: list[bytes]) -> Iterator[bytes]:
+    """Yield and drop the pieces of a list, so each is freed once decoded."""
+    pieces.reverse()
+    while pieces:
+        yield pieces.pop()
 
 
 def _read_lustre(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Table]]:
@@ -1757,6 +1942,7 @@ class DarshanLoader:
                 modules = self._modules(cb, handle, hdr, name)
                 names, hosts = self._validate(name, fh, hdr, modules, strict, skips)
                 log = _Log(name, cb, handle, 0, strict, chunk_rows, skips, names)
+                log.fh, log.hdr, log.modules = fh, hdr, {m["name"]: m for m in modules}
                 yield from self._read(log, hdr, modules, hosts, warnings)
             finally:
                 lib.darshan_log_close(handle)
@@ -1803,7 +1989,9 @@ class DarshanLoader:
 
         Returns the name records (parsed here, from the checked region, rather
         than with ``darshan_log_get_name_records``) and the DXT host names
-        (None: the log has no DXT).
+        (None: the log has no DXT). A DXT region's decompressed pieces are
+        kept in ``m["dxt_pieces"]`` for :func:`_read_dxt` while all the DXT
+        regions kept add up to at most :data:`_DXT_KEEP` bytes.
         """
         _validate_region(name, fh, hdr, hdr.job)
         names: dict[int, str] = {}
@@ -1812,9 +2000,19 @@ class DarshanLoader:
             _validate_region(name, fh, hdr, hdr.names, walker)
             names = walker.names
         hosts: set[str] | None = None
+        keep = _DXT_KEEP
         for reg, m in zip(hdr.slots, modules, strict=True):
-            walker = _DxtWalker(hdr.order) if m["name"] in _DXT else None
+            m["region"] = reg
+            walker = _DxtWalker(hdr.order, keep) if m["name"] in _DXT else None
             try:
+                if walker is not None and not 1 <= m["ver"] <= _DXT_VERSIONS[m["name"]]:
+                    raise _err(
+                        name,
+                        reg.off,
+                        f"a {m['name']} module version between 1 and "
+                        f"{_DXT_VERSIONS[m['name']]} (the record layouts iochar decodes)",
+                        f"version {m['ver']}",
+                    )
                 _validate_region(name, fh, hdr, reg, walker)
             except InputError as exc:
                 if strict:
@@ -1825,6 +2023,9 @@ class DarshanLoader:
             if walker is not None:
                 m["dxt_records"], m["dxt_segments"] = walker.records, walker.segments
                 hosts = (hosts or set()) | walker.hosts
+                if walker.kept is not None:
+                    m["dxt_pieces"] = walker.kept
+                    keep -= walker.kept_bytes
         return names, hosts
 
     def _read(self, log: _Log, hdr, modules, hosts, warnings) -> Iterator[Parsed]:
@@ -1916,7 +2117,7 @@ class DarshanLoader:
                     name,
                     log.counts.get(m["name"], 0),
                     f"{m.get('dxt_records')} {m['name']} records, as its region holds",
-                    f"{log.counts.get(m['name'])} from libdarshan-util",
+                    f"{log.counts.get(m['name'])} decoded",
                     unit="record",
                 )
         for piece in batcher.flush():

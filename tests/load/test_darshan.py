@@ -9,6 +9,7 @@ import importlib.util
 import os
 import struct
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -653,3 +654,358 @@ def test_bzip2_log_is_checked_then_read_or_refused(tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(InputError, match="bzip2-compressed"):
         _parse(bad)
+
+
+# ------------------------------------------- DXT decoded in Python, not in C --
+
+
+def _dxt_blob(specs, seed: int) -> tuple[bytes, list[tuple]]:
+    """Little-endian DXT records for ``(record id, rank, host, writes, reads)`` specs.
+
+    Returns the region bytes and the ops rows they hold, as
+    ``(record id, rank, op, offset, size, t_start, t_end)``.
+    """
+    rng = np.random.default_rng(seed)
+    blob, rows = b"", []
+    for rid, rank, host, nw, nr in specs:
+        head = bytearray(104)
+        struct.pack_into("<Qqq", head, 0, rid, rank, 0)
+        head[24 : 24 + len(host)] = host
+        struct.pack_into("<qq", head, 88, nw, nr)
+        segs = np.zeros(nw + nr, "<i8,<i8,<f8,<f8")
+        segs["f0"] = rng.integers(0, 1 << 40, nw + nr)
+        segs["f1"] = rng.integers(1, 1 << 22, nw + nr)
+        segs["f2"] = np.sort(rng.random(nw + nr) * 100)
+        segs["f3"] = segs["f2"] + rng.random(nw + nr)
+        blob += bytes(head) + segs.tobytes()
+        for i, s in enumerate(segs.tolist()):
+            rows.append((rid, rank, "write" if i < nw else "read", *s))
+    return blob, rows
+
+
+def _write_log(path: Path, modules: list[tuple[str, bytes, int]]) -> Path:
+    """A format-3.41 zlib log holding ``(module, region bytes, version)`` regions."""
+    from darshan.backend.cffi_backend import _mod_names
+
+    ffi, lib = _writer()
+    fd = lib.darshan_log_create(os.fsencode(path), 0, 0)
+    assert fd != ffi.NULL
+    job = ffi.new("struct darshan_job *")
+    job.uid, job.nprocs, job.jobid = 1000, 4, 7
+    job.start_time_sec, job.end_time_sec = 1_700_000_000, 1_700_000_100
+    job.metadata = b"lib_ver=3.5.0\n"
+    assert lib.darshan_log_put_job(fd, job) == 0
+    assert lib.darshan_log_put_exe(fd, b"/bin/dxt-app") == 0
+    mnt = ffi.new("struct darshan_mnt_info[1]")
+    mnt[0].mnt_type, mnt[0].mnt_path = b"xfs", b"/data"
+    assert lib.darshan_log_put_mounts(fd, mnt, 1) == 0
+    for name, buf, ver in modules:
+        assert lib.darshan_log_put_mod(fd, _mod_names.index(name), buf, len(buf), ver) == 0
+    lib.darshan_log_close(fd)
+    return path
+
+
+def _inflate_all(blob: bytes) -> bytes:
+    out = b""
+    while blob:
+        d = zlib.decompressobj()
+        out += d.decompress(blob)
+        blob = d.unused_data
+    return out
+
+
+def _swap_dxt(raw: bytes) -> bytes:
+    """DXT records with every integer and double byte-swapped (hosts kept)."""
+    out, pos = bytearray(), 0
+    while pos < len(raw):
+        head = bytearray(raw[pos : pos + 104])
+        nw, nr = struct.unpack_from("<qq", head, 88)
+        for at in (0, 8, 16, 88, 96):
+            head[at : at + 8] = head[at : at + 8][::-1]
+        end = pos + 104 + 32 * (nw + nr)
+        out += head + np.frombuffer(raw[pos + 104 : end], "<u8").byteswap().tobytes()
+        pos = end
+    return bytes(out)
+
+
+def _as_big_endian(log: Path, out: Path) -> Path:
+    """Rewrite a 3.41 log holding only job and DXT regions in big-endian order."""
+    from darshan.backend.cffi_backend import _mod_names
+
+    data = log.read_bytes()
+    assert data[:4] == b"3.41"
+    name_off, name_len = struct.unpack_from("<QQ", data, 32)
+    assert name_len == 0
+    maps = struct.unpack_from("<128Q", data, 48)
+    dxt = {_mod_names.index("DXT_POSIX"), _mod_names.index("DXT_MPIIO")}
+    mods = [(maps[2 * i], maps[2 * i + 1], i) for i in range(64) if maps[2 * i + 1]]
+    assert {i for _, _, i in mods} <= dxt
+    job_end = min(off for off, _, _ in mods)
+    header = bytearray(data[:1328])
+    struct.pack_into(">q", header, 8, struct.unpack_from("<q", data, 8)[0])
+    struct.pack_into(">Q", header, 24, struct.unpack_from("<Q", data, 24)[0])
+    struct.pack_into(">QQ", header, 32, 0, 0)
+    struct.pack_into(">128Q", header, 48, *([0] * 128))
+    struct.pack_into(">64I", header, 1072, *struct.unpack_from("<64I", data, 1072))
+    job = _inflate_all(data[1328:job_end])
+    job = np.frombuffer(job[:56], "<i8").byteswap().tobytes() + job[56:]
+    body = zlib.compress(job)
+    for off, length, i in sorted(mods):
+        blob = zlib.compress(_swap_dxt(_inflate_all(data[off : off + length])))
+        struct.pack_into(">QQ", header, 48 + 16 * i, 1328 + len(body), len(blob))
+        body += blob
+    out.write_bytes(bytes(header) + body)
+    return out
+
+
+POSIX_SPECS = [
+    (111, 0, b"node01", 3, 2),
+    (222, 1, b"node02", 0, 0),
+    (111, 1, b"node02", 0, 5),
+    (333, 0, b"node01", 40, 0),
+    (444, 3, b"node03", 17, 23),
+]
+MPIIO_SPECS = [(111, 0, b"node01", 2, 2), (555, 2, b"node02", 1, 0)]
+
+
+@pytest.fixture(scope="module")
+def dxt_logs(tmp_path_factory):
+    """A 3.41 log with DXT_POSIX and DXT_MPIIO records, the same in big-endian
+    order, and the ops rows both hold."""
+    tmp = tmp_path_factory.mktemp("dxt")
+    posix, posix_rows = _dxt_blob(POSIX_SPECS, 1)
+    mpiio, mpiio_rows = _dxt_blob(MPIIO_SPECS, 2)
+    le = _write_log(tmp / "le.darshan", [("DXT_POSIX", posix, 1), ("DXT_MPIIO", mpiio, 2)])
+    be = _as_big_endian(le, tmp / "be.darshan")
+    assert be.read_bytes()[8:16] == struct.pack(">q", 6567223)
+    rows = [(*r, "DXT_POSIX") for r in posix_rows] + [(*r, "DXT_MPIIO") for r in mpiio_rows]
+    return le, be, rows
+
+
+def _ops_rows(t: dict[str, pa.Table]) -> list[tuple]:
+    files = t["files"]
+    rid = dict(zip(files["file_id"].to_pylist(), files["record_id"].to_pylist(), strict=True))
+    cols = ("file_id", "rank", "op", "offset", "size", "t_start", "t_end", "call")
+    columns = (t["ops"][c].to_pylist() for c in cols)
+    return [(rid[f], *rest) for f, *rest in zip(*columns, strict=True)]
+
+
+def test_dxt_ops_are_the_segments_written(dxt_logs):
+    le, _, rows = dxt_logs
+    assert _library_dxt_rows(le) == rows  # the fixture is what libdarshan-util reads
+    chunks = _parse(le)
+    t = _concat(chunks)
+    assert _ops_rows(t) == rows
+    mc = t["module_counters"]
+    for module, specs in (("DXT_POSIX", POSIX_SPECS), ("DXT_MPIIO", MPIIO_SPECS)):
+        sub = mc.filter(pc.equal(mc["module"], module))
+        assert sub["counter"].to_pylist() == ["DXT_WRITE_COUNT", "DXT_READ_COUNT"] * len(specs)
+        assert sub["value"].to_pylist() == [float(x) for s in specs for x in s[3:]]
+        assert sub["record"].to_pylist() == [i for i in range(len(specs)) for _ in (0, 1)]
+        assert sub["rank"].to_pylist() == [s[1] for s in specs for _ in (0, 1)]
+        assert chunks[-1].meta["modules"][module]["records"] == len(specs)
+    assert t["files"]["record_id"].to_pylist() == [111, 222, 333, 444, 555]
+    assert chunks[0].meta["hosts"] == ["node01", "node02", "node03"]
+    assert t["jobs"]["nnodes"].to_pylist() == [3]
+
+
+def test_big_endian_dxt_log_parses_the_same(dxt_logs):
+    le, be, rows = dxt_logs
+    want, got = _parse(le), _parse(be)
+
+    def same(meta):  # compressed region sizes differ
+        mods = {k: {**v, "bytes": None} for k, v in meta["modules"].items()}
+        return {**meta, "modules": mods}
+
+    assert same(got[0].meta) == same(want[0].meta)
+    assert same(got[-1].meta) == same(want[-1].meta)
+    want_t, got_t = _concat(want), _concat(got)
+    assert set(got_t) == set(want_t)
+    for name in want_t:
+        assert got_t[name].equals(want_t[name]), name
+    assert _ops_rows(got_t) == rows
+    # libdarshan-util, which swaps as it reads, sees the same segments
+    assert _library_dxt_rows(be) == rows
+
+
+def _library_dxt_rows(path: Path) -> list[tuple]:
+    """Ops rows as libdarshan-util reads them (DarshanReport drops unnamed records)."""
+    from darshan.backend import cffi_backend as cb
+
+    log = cb.log_open(str(path))
+    rows = []
+    try:
+        for module in ("DXT_POSIX", "DXT_MPIIO"):
+            while rec := cb.log_get_dxt_record(log, module, dtype="dict"):
+                for op in ("write", "read"):
+                    for s in rec[f"{op}_segments"]:
+                        seg = (s["offset"], s["length"], s["start_time"], s["end_time"])
+                        rows.append((rec["id"], rec["rank"], op, *seg, module))
+    finally:
+        cb.log_close(log)
+    return rows
+
+
+@pytest.mark.parametrize("rows", [1, 3, 50, 1_000_000])
+def test_dxt_decoded_from_any_piece_boundaries(monkeypatch, dxt_logs, rows):
+    """Pieces that split heads and segments anywhere; regions decompressed again."""
+    import iochar.load.darshan as mod
+
+    logs = [dxt_logs[0], dxt_logs[1]]
+    if rows >= 50:  # tiny chunks of the large log take seconds
+        logs.append(DARSHAN_DIR / "dxt.darshan")
+    whole = {log: _concat(_parse(log)) for log in logs}
+    for keep, piece in ((0, 37), (1 << 25, 101), (0, 1 << 16)):
+        monkeypatch.setattr(mod, "_DXT_KEEP", keep)
+        monkeypatch.setattr(mod, "_INFLATE_MAX", piece)
+        for log in logs:
+            chunks = _parse(log, chunk_rows=rows)
+            for c in chunks:
+                assert all(t.num_rows <= max(rows, 2) for t in c.tables.values())
+            got = _concat(chunks)
+            for name in whole[log]:
+                assert got[name].equals(whole[log][name]), (log.name, name, keep, piece)
+
+
+def test_dxt_is_not_read_by_libdarshan_util(monkeypatch):
+    import iochar.load.darshan as mod
+
+    seen = []
+    real = mod._get_records_streaming
+
+    def spy(log, module, idx, consume, out):
+        seen.append(module)
+        return real(log, module, idx, consume, out)
+
+    monkeypatch.setattr(mod, "_get_records_streaming", spy)
+    t = _concat(_parse(DARSHAN_DIR / "ior_hdf5_example.darshan"))
+    assert {"DXT_POSIX", "DXT_MPIIO"} <= set(t["ops"]["call"].to_pylist())
+    assert "POSIX" in seen and not set(seen) & {"DXT_POSIX", "DXT_MPIIO"}
+
+
+@logs
+def test_dxt_records_equal_darshan_report(log):
+    """Per record: id, rank and counts, and each segment's file, as libdarshan-util reads them."""
+    _, t = _loaded(log)
+    report = _report(log)
+    for module in ("DXT_POSIX", "DXT_MPIIO"):
+        if module not in report.modules:
+            continue
+        recs = report.records[module]._records
+        mc = t["module_counters"].filter(pc.equal(t["module_counters"]["module"], module))
+        files = t["files"]
+        rid = dict(zip(files["file_id"].to_pylist(), files["record_id"].to_pylist(), strict=True))
+        got = list(
+            zip(
+                [rid[f] for f in mc["file_id"].to_pylist()[::2]],
+                mc["rank"].to_pylist()[::2],
+                mc["value"].to_pylist()[::2],
+                mc["value"].to_pylist()[1::2],
+                strict=True,
+            )
+        )
+        assert got == [(r["id"], r["rank"], r["write_count"], r["read_count"]) for r in recs]
+        ops = t["ops"].filter(pc.equal(t["ops"]["call"], module))
+        want = [r["id"] for r in recs for _ in range(r["write_count"] + r["read_count"])]
+        assert [rid[f] for f in ops["file_id"].to_pylist()] == want
+
+
+def _dxt_slot(data: bytes, module_offset: int) -> int:
+    maps = struct.unpack_from("<32Q", data, 40)
+    return next(i for i in range(16) if maps[2 * i] == module_offset)
+
+
+def test_dxt_mpiio_version_1_has_no_offsets(tmp_path):
+    log = DARSHAN_DIR / "ior_hdf5_example.darshan"
+    data = log.read_bytes()
+    slot = _dxt_slot(data, 3114)  # the DXT_MPIIO region
+    assert struct.unpack_from("<I", data, 296 + 4 * slot)[0] == 2
+    v1 = _patched(tmp_path, log, 296 + 4 * slot, struct.pack("<I", 1))
+    t = _concat(_parse(v1))
+    whole = _loaded(log)[1]
+    ops, old = t["ops"], whole["ops"]
+    mpiio = pc.equal(ops["call"], "DXT_MPIIO")
+    assert set(ops.filter(mpiio)["offset"].to_pylist()) == {-1}
+    assert ops.filter(pc.invert(mpiio)).equals(old.filter(pc.invert(mpiio)))
+    assert ops.filter(mpiio).drop_columns("offset").equals(old.filter(mpiio).drop_columns("offset"))
+    report = _report(v1)  # libdarshan-util does the same
+    offs = {s["offset"] for r in report.records["DXT_MPIIO"]._records for s in r["read_segments"]}
+    assert offs == {-1}
+
+
+def test_unknown_dxt_version_is_refused(tmp_path):
+    log = DARSHAN_DIR / "ior_hdf5_example.darshan"
+    data = log.read_bytes()
+    slot = _dxt_slot(data, 3114)
+    bad = _patched(tmp_path, log, 296 + 4 * slot, struct.pack("<I", 3))
+    with pytest.raises(InputError, match="DXT_MPIIO module version") as exc:
+        _parse(bad)
+    assert exc.value.unit == "byte" and exc.value.line == 3114
+    chunks = _parse(bad, strict=False)
+    t = _concat(chunks)
+    assert chunks[-1].skips.count == 1 and "DXT_MPIIO" in chunks[-1].skips.kept[0].reason
+    assert set(t["ops"]["call"].to_pylist()) == {"DXT_POSIX"}
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        # record 1 claims 9 segments, the region holds 4
+        (lambda b: b[: 104 + 5 * 32 + 104 + 4 * 32], r"DXT record 1 is cut short"),
+        # record 0 has a negative read count
+        (lambda b: b[:96] + struct.pack("<q", -1) + b[104:], r"DXT record 0: .*read_count -1"),
+        # record 1 claims 2**40 segments
+        (
+            lambda b: b[: 104 + 5 * 32 + 88] + struct.pack("<q", 1 << 40) + b[104 + 5 * 32 + 96 :],
+            r"DXT record 1: write_count 1099511627776",
+        ),
+        # a head cut short after the last record
+        (lambda b: b + bytes(50), r"DXT record 2 is cut short \(50 bytes"),
+    ],
+    ids=["cut-short", "negative", "huge", "partial-head"],
+)
+def test_inconsistent_dxt_records_with_valid_checksums(tmp_path, blob, message):
+    good, _ = _dxt_blob([(1, 0, b"h", 3, 2), (2, 0, b"h", 4, 5)], 3)
+    assert len(good) == 2 * 104 + 14 * 32
+    bad = _write_log(tmp_path / "bad.darshan", [("DXT_POSIX", blob(good), 1)])
+    with pytest.raises(InputError, match=message) as exc:
+        _parse(bad)
+    assert "DXT_POSIX" in str(exc.value)
+    chunks = _parse(bad, strict=False)
+    assert chunks[-1].skips.count == 1
+    assert "ops" not in _concat(chunks)
+
+
+def test_large_dxt_region_streams_in_bounded_memory(monkeypatch, tmp_path):
+    """A DXT region too large to keep is decoded piece by piece, chunk by chunk."""
+    import tracemalloc
+
+    import iochar.load.darshan as mod
+
+    n = 1_000_000  # 32 MB of segments
+    head = bytearray(104)
+    struct.pack_into("<Qqq", head, 0, 9, 0, 0)
+    struct.pack_into("<qq", head, 88, n // 4, n - n // 4)
+    segs = np.zeros(n, "<i8,<i8,<f8,<f8")
+    segs["f0"] = np.arange(n) * 4096
+    segs["f1"] = 4096
+    segs["f2"] = np.arange(n) * 1e-3
+    segs["f3"] = segs["f2"] + 5e-4
+    log = _write_log(tmp_path / "big.darshan", [("DXT_POSIX", bytes(head) + segs.tobytes(), 1)])
+    monkeypatch.setattr(mod, "_DXT_KEEP", 1 << 20)
+    monkeypatch.setattr(mod, "_INFLATE_MAX", 1 << 18)
+    rows = 0
+    tracemalloc.start()
+    try:
+        for c in DarshanLoader().parse(log, chunk_rows=20_000):
+            if "ops" in c.tables:
+                ops = c.tables["ops"]
+                assert ops.num_rows <= 20_000
+                assert ops["offset"][0].as_py() == rows * 4096
+                rows += ops.num_rows
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert rows == n
+    # a compressed read (1 MiB), pieces, a chunk being built and one queued
+    assert peak < segs.nbytes / 4, peak
