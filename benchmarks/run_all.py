@@ -1,6 +1,6 @@
 """Run every benchmark script in this folder, one after another.
 
-    python benchmarks/run_all.py
+python benchmarks/run_all.py
 """
 
 from __future__ import annotations
