@@ -49,6 +49,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -213,8 +214,6 @@ def _backwards(
     n = len(tn)
     if n == 0:
         return None
-    import pandas as pd
-
     key = jn.astype(np.int64) * (1 << 32) + rn.astype(np.int64)
     codes, uniq = pd.factorize(key)
     k = len(uniq)
@@ -245,11 +244,7 @@ def _normalize_tail(tb, job, rank, t0, t1, st: _State) -> Parsed:
     # files: ids as given, or assigned per (job, path)
     if "file_id" in cols:
         fid = tb.column("file_id")
-        path = tb.column("path") if "path" in cols else pa.nulls(n, pa.string())
-        uniq = pa.table({"j": job, "f": fid, "p": path}).group_by(["j", "f", "p"]).aggregate([])
-        for r in uniq.to_pylist():
-            if r["f"] is not None:
-                st.files.setdefault((r["j"], r["f"]), r["p"])
+        _note_given_files(job, fid, tb.column("path") if "path" in cols else None, st)
     elif "path" in cols:
         fid = _assign_file_ids(job, tb.column("path"), st)
     else:
@@ -265,7 +260,7 @@ def _normalize_tail(tb, job, rank, t0, t1, st: _State) -> Parsed:
             )
             info["t0"] = min(info["t0"], float(np.min(t0.to_numpy()[sel])))
             info["t1"] = max(info["t1"], float(np.max(t1.to_numpy()[sel])))
-            info["ranks"].update(np.unique(rank.to_numpy()[sel]).tolist())
+            info["ranks"].update(pd.unique(rank.to_numpy()[sel]).tolist())
             if "job" in cols and info["app"] is None:
                 apps = pc.drop_null(tb.column("job").filter(pa.array(jn == j)))
                 info["app"] = apps[0].as_py() if len(apps) else None
@@ -282,6 +277,23 @@ def _normalize_tail(tb, job, rank, t0, t1, st: _State) -> Parsed:
         if c in cols:
             ops[c] = tb.column(c)
     return Parsed(tables={"ops": pa.table(ops)})
+
+
+def _note_given_files(
+    job: pa.ChunkedArray, fid: pa.ChunkedArray, path: pa.ChunkedArray | None, st: _State
+) -> None:
+    """Remember each (job, file_id) pair first seen here, with its first path."""
+    f = fid.to_numpy(zero_copy_only=False)
+    ok = ~np.isnan(f) if f.dtype.kind == "f" else np.ones(len(f), dtype=bool)
+    idx = np.flatnonzero(ok)
+    if not idx.size:
+        return
+    key = job.to_numpy()[idx].astype(np.int64) * (1 << 32) + f[idx].astype(np.int64)
+    _, first = np.unique(pd.factorize(key)[0], return_index=True)
+    for i in idx[first]:
+        pair = (int(job[int(i)].as_py()), int(f[i]))
+        if pair not in st.files:
+            st.files[pair] = None if path is None else path[int(i)].as_py()
 
 
 def _assign_file_ids(job: pa.ChunkedArray, path: pa.ChunkedArray, st: _State) -> pa.Array:
