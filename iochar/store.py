@@ -316,6 +316,9 @@ class Store:
                 earlier = self.find_source(digest)
                 if earlier is not None:
                     return self._duplicate(earlier, uri, digest, t0)
+            # rows of a chunk may land in any order (reads must ORDER BY anyway);
+            # this lets DuckDB append in parallel, about 1.5x faster
+            self.con.execute("SET preserve_insertion_order = false")
             self.con.execute("BEGIN TRANSACTION")
             try:
                 result = self._load_in_transaction(chunks, kind, uri, digest, size, progress)
@@ -324,6 +327,7 @@ class Store:
                 self.con.execute("ROLLBACK")
                 raise
         finally:
+            self.con.execute("RESET preserve_insertion_order")
             if chunks is not None:
                 chunks.close()
             if hasher is not None:
