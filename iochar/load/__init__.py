@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 from collections.abc import Iterator
 
 from iochar.errors import InputError, IocharError, UnknownKindError
@@ -33,9 +34,6 @@ __all__ = [
 #: kind -> loader instance, filled by :func:`register`.
 REGISTRY: dict[str, Loader] = {}
 
-#: Modules imported on first use of the registry, in sniffing order
-#: (the most specific formats first).
-_MODULES = ("darshan", "strace", "trace_table")
 _imported = False
 
 
@@ -48,14 +46,16 @@ def register(loader: Loader) -> Loader:
 def _ensure_registered() -> None:
     global _imported
     if not _imported:
-        for mod in _MODULES:
-            importlib.import_module(f"iochar.load.{mod}")
+        # every public module in this package is a loader that registers itself
+        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"iochar.load.{info.name}")
         _imported = True
 
 
 
 def kinds() -> list[str]:
-    """Registered kinds, in sniffing order."""
+    """Registered kinds, in sniffing order (module name order; sniffers are exclusive)."""
     _ensure_registered()
     return list(REGISTRY)
 
