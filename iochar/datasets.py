@@ -20,6 +20,15 @@ DEMO_PATTERNS: tuple[tuple[str, str | None], ...] = (
     ("darshan/**/*.darshan", "darshan"),
     ("trace/*.csv", "trace-csv"),
     ("trace/*.parquet", "trace-parquet"),
+    ("iostat/*.iostat", "iostat"),
+    ("iostat/*.json", "iostat"),
+    ("diskstats/*.diskstats", "diskstats"),
+    ("lmt/*.csv", "lmt"),
+    ("lmt/*.sqlite3", "lmt"),
+    ("brw_stats/*.txt", "brw_stats"),
+    ("snapshot/*.find", "snapshot"),
+    ("snapshot/*.stat", "snapshot"),
+    ("snapshot/*.parquet", "snapshot"),
 )
 
 
