@@ -12,11 +12,12 @@ import re
 import pytest
 
 import iochar
-from iochar import datasets, errors, load, schema, store
+from iochar import datasets, errors, load, plot, schema, store
+from iochar.analyze import throughput
 
 
 def _public():
-    mods = [iochar, store, load, schema, datasets, errors]
+    mods = [iochar, store, load, schema, datasets, errors, plot, throughput]
     seen = set()
     for mod in mods:
         for name in getattr(mod, "__all__", []):
