@@ -13,11 +13,11 @@ import pytest
 
 import iochar
 from iochar import datasets, errors, load, plot, schema, store
-from iochar.analyze import throughput
+from iochar.analyze import characterize, throughput
 
 
 def _public():
-    mods = [iochar, store, load, schema, datasets, errors, plot, throughput]
+    mods = [iochar, store, load, schema, datasets, errors, plot, throughput, characterize]
     seen = set()
     for mod in mods:
         for name in getattr(mod, "__all__", []):

@@ -1,0 +1,102 @@
+"""Miller & Katz Tables 1 and 2 against naive pandas on the same real inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from iochar.analyze.characterize import app_table, rates_table
+from iochar.errors import ParameterError
+
+
+@pytest.fixture
+def loaded(store):
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "data"
+    for f in (
+        "strace/ckpt_tt.strace",
+        "darshan/ior_hdf5_example.darshan",
+        "darshan/example.darshan",
+        "trace/ior-hdf5-dxt-posix.csv",
+    ):
+        store.load(data / f)
+    store.load(b"op,t_start\nopen,0\nclose,1\n", kind="trace-csv")  # a job with no I/O
+    return store
+
+
+def _naive(store):
+    ops = store.sql("SELECT * FROM ops").df()
+    dxt_posix_jobs = set(ops.loc[ops.call == "DXT_POSIX", "job_id"])
+    ops = ops[~((ops.call == "DXT_MPIIO") & ops.job_id.isin(dxt_posix_jobs))]
+    ops = ops[ops.op.isin(["read", "write"]) & ops["size"].notna() & ops.error.isna()]
+    return ops
+
+
+def test_table1_equals_naive_on_ops(loaded):
+    t1 = app_table(loaded).set_index("job_id")
+    ops = _naive(loaded)
+    jobs = loaded.sql("SELECT job_id, runtime_s FROM jobs").df().set_index("job_id")
+    for job, g in ops.groupby("job_id"):
+        row = t1.loc[job]
+        assert row.basis == "ops"
+        assert row.io_bytes == g["size"].sum()
+        assert row.ios == len(g)
+        assert row.files == g.file_id.nunique()
+        ext = (g["offset"].fillna(0) + g["size"]).groupby(g.file_id).max().sum()
+        assert row.data_size_bytes == ext
+        assert np.isclose(row.bps, g["size"].sum() / jobs.loc[job, "runtime_s"])
+        assert np.isclose(row.avg_io_bytes, g["size"].mean())
+
+
+def test_ior_layers_are_not_double_counted(loaded):
+    t1 = app_table(loaded)
+    ior = t1[t1.app == "ior"].iloc[0]
+    csv = t1[(t1.basis == "ops") & t1.app.isna() & (t1.ios == 59)].iloc[0]
+    assert ior.io_bytes == csv.io_bytes == 8_398_304
+    assert ior.ios == 59
+
+
+def test_counters_only_job_uses_posix_file_stats(loaded):
+    t1 = app_table(loaded)
+    vpic = t1[t1.app == "vpicio_uni"].iloc[0]
+    assert vpic.basis == "file_stats:POSIX"
+    posix = loaded.sql(
+        "SELECT sum(bytes_read + bytes_written), sum(reads + writes) FROM file_stats "
+        "JOIN jobs USING (job_id) WHERE app = 'vpicio_uni' AND module = 'POSIX'"
+    ).fetchall()[0]
+    assert (vpic.io_bytes, vpic.ios) == posix
+
+
+def test_table2_read_write_split(loaded):
+    t2 = rates_table(loaded).set_index("job_id")
+    ops = _naive(loaded)
+    jobs = loaded.sql("SELECT job_id, runtime_s FROM jobs").df().set_index("job_id")
+    for job, g in ops.groupby("job_id"):
+        r, w = g[g.op == "read"], g[g.op == "write"]
+        rt = jobs.loc[job, "runtime_s"]
+        assert np.isclose(t2.loc[job, "read_bps"], r["size"].sum() / rt)
+        assert np.isclose(t2.loc[job, "writes_per_s"], len(w) / rt)
+        if len(w) and w["size"].sum():
+            assert np.isclose(t2.loc[job, "rw_data_ratio"], r["size"].sum() / w["size"].sum())
+
+
+def test_large_files_only(loaded):
+    t2 = rates_table(loaded, min_file_bytes=1 << 20)
+    ck = t2[t2.app == "ckpt_app"].iloc[0]
+    # the checkpointing program's files are all below 1 MiB: nothing left, said so
+    assert ck.read_bps == 0 and ck.note == "no read or write I/O"
+
+
+def test_job_without_io_is_a_clear_row(loaded):
+    t1 = app_table(loaded)
+    empty = t1[t1.ios == 0]
+    assert len(empty) == 1
+    assert empty.iloc[0].note == "no read or write I/O" and np.isnan(empty.iloc[0].avg_io_bytes)
+
+
+def test_parameters_checked(loaded):
+    with pytest.raises(ParameterError, match="'min_file_bytes' parameter of app_table"):
+        app_table(loaded, min_file_bytes=-1)
+    with pytest.raises(ParameterError, match="'job_id' parameter of rates_table"):
+        rates_table(loaded, job_id="x")
