@@ -29,7 +29,7 @@ import pandas as pd
 
 from iochar.errors import ParameterError
 
-__all__ = ["app_table", "rates_table"]
+__all__ = ["app_table", "rates_table", "data_rate"]
 
 #: Ops of one layer per job (see the module notes); a view body.
 _OPS_SQL = """
@@ -188,3 +188,50 @@ def rates_table(
     out["basis"] = df["basis"]
     out["note"] = df["note"]
     return out
+
+
+_RATE_SQL = f"""
+WITH layer AS ({_OPS_SQL}),
+binned AS (
+  SELECT job_id, op, floor(t_start / $bin_s)::BIGINT AS b, sum(size) AS nbytes, count(*) AS n
+  FROM layer WHERE job_id = $job_id GROUP BY ALL
+),
+grid AS (
+  SELECT range AS b FROM range(0, (SELECT coalesce(max(b), -1) + 1 FROM binned))
+)
+SELECT g.b * $bin_s AS t_s, o.op,
+       coalesce(x.nbytes, 0) AS bytes, coalesce(x.n, 0) AS ios,
+       coalesce(x.nbytes, 0) / $bin_s AS bps
+FROM grid g CROSS JOIN (VALUES ('read'), ('write')) o(op)
+LEFT JOIN binned x ON x.b = g.b AND x.op = o.op
+ORDER BY t_s, o.op
+"""
+
+
+def data_rate(store, *, job_id: int, bin_s: float = 1.0) -> pd.DataFrame:
+    """Data rate over time of one job (Miller & Katz Figs. 3 and 4).
+
+    Each read or write is counted in the bin of its start time; bins with no
+    I/O are present with zeros, so idle time shows.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+    bin_s : float, default 1.0
+        Bin width. [s]
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``t_s`` (bin start since job start [s]), ``op`` (read/write),
+        ``bytes`` [bytes], ``ios``, ``bps`` (bytes per second in the bin
+        [bytes/s]).
+    """
+    if not isinstance(job_id, int):
+        raise ParameterError("job_id", "data_rate", "an int", job_id)
+    if not (isinstance(bin_s, (int, float)) and bin_s > 0):
+        raise ParameterError("bin_s", "data_rate", "a positive number of seconds", bin_s)
+    return store.sql(_RATE_SQL, params={"job_id": job_id, "bin_s": float(bin_s)}).df()

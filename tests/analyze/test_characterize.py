@@ -100,3 +100,24 @@ def test_parameters_checked(loaded):
         app_table(loaded, min_file_bytes=-1)
     with pytest.raises(ParameterError, match="'job_id' parameter of rates_table"):
         rates_table(loaded, job_id="x")
+
+
+def test_data_rate_bins_sum_to_totals(loaded):
+    from iochar.analyze.characterize import data_rate
+
+    job = int(loaded.sql("SELECT job_id FROM jobs WHERE app = 'ckpt_app'").fetchall()[0][0])
+    dr = data_rate(loaded, job_id=job, bin_s=0.5)
+    ops = _naive(loaded)
+    g = ops[ops.job_id == job]
+    for op in ("read", "write"):
+        assert dr.loc[dr.op == op, "bytes"].sum() == g.loc[g.op == op, "size"].sum()
+    # bins are contiguous from 0 and idle bins are zeros
+    ts = sorted(set(dr.t_s))
+    assert ts[0] == 0 and np.allclose(np.diff(ts), 0.5)
+    assert (dr.bytes == 0).any()
+    assert np.allclose(dr.bps, dr.bytes / 0.5)
+    # write bursts (scratch re-writes and checkpoints) show as separate busy bins
+    w = dr[(dr.op == "write") & (dr.bytes > 50_000)].t_s.to_numpy()
+    assert len(w) >= 4
+    with pytest.raises(ParameterError):
+        data_rate(loaded, job_id=job, bin_s=0)
