@@ -13,11 +13,11 @@ import pytest
 
 import iochar
 from iochar import datasets, errors, load, plot, schema, store
-from iochar.analyze import characterize, throughput
+from iochar.analyze import characterize, classify, throughput
 
 
 def _public():
-    mods = [iochar, store, load, schema, datasets, errors, plot, throughput, characterize]
+    mods = [iochar, store, load, schema, datasets, errors, plot, throughput, characterize, classify]
     seen = set()
     for mod in mods:
         for name in getattr(mod, "__all__", []):

@@ -1,0 +1,280 @@
+"""Required, checkpoint and staging I/O per file (Miller & Katz 1991, section 5.1).
+
+The paper divides an application's I/O into three types:
+
+- **required** ("compulsory") I/O reads the program's initial state and
+  writes its final state: reads at the start, writes at the end, each byte
+  about once;
+- **checkpoint** I/O saves the computation's state "every few iterations":
+  writes that come back in regular bursts, to one file overwritten or to a
+  series of files (``ckpt.000``, ``ckpt.001``...), seldom read back;
+- **staging** I/O shuttles a data set too large for memory "in and out of
+  memory at least once per iteration": the same bytes read and written again
+  and again, reads following writes, all through the run.
+
+:func:`classify` gives every (job, file) with reads or writes one of
+``required``, ``checkpoint``, ``staging`` or ``other``, with the evidence the
+rule used (``reason``) and a ``confidence`` in [0, 1]. The rules, in order:
+
+1. staging: read and written, read after written, and re-read or re-written
+   at least ``reuse`` times its extent; confidence grows with the re-use.
+2. checkpoint: written (reads at most 10% of the bytes written) either in at
+   least 3 write bursts at regular intervals, or as one of at least 3 files of
+   a numbered series whose first writes come at regular intervals, not all at
+   the end; confidence is 1 minus the coefficient of variation of the
+   intervals (jitter lowers it).
+3. required: read-only with its reads in the first ``edge`` of the run, or
+   read about once (at most 1.2 times its extent) from the first ``edge`` on;
+   or write-only with its writes in the last ``edge`` of the run.
+4. other: anything else, with the facts that kept it out of 1-3.
+
+Measured on per-operation records (``ops``, one Darshan layer); a file's
+extent is the highest offset touched. Files whose offsets are unknown use the
+bytes transferred as their extent.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from iochar.analyze.characterize import _OPS_SQL
+from iochar.errors import ParameterError
+
+__all__ = ["classify", "CLASSES"]
+
+#: The labels, a partition of the files with reads or writes.
+CLASSES = ("required", "checkpoint", "staging", "other")
+
+_FEATURES_SQL = f"""
+WITH layer AS ({_OPS_SQL}),
+run AS (
+  SELECT j.job_id, greatest(coalesce(j.runtime_s, 0), max(l.t_end)) AS runtime_s
+  FROM jobs j JOIN layer l USING (job_id)
+  WHERE $job_id IS NULL OR j.job_id = $job_id
+  GROUP BY j.job_id, j.runtime_s
+)
+SELECT l.job_id, l.file_id, f.path, r.runtime_s,
+       coalesce(sum(size) FILTER (WHERE op = 'read'), 0) AS bytes_read,
+       coalesce(sum(size) FILTER (WHERE op = 'write'), 0) AS bytes_written,
+       count(*) FILTER (WHERE op = 'read') AS reads,
+       count(*) FILTER (WHERE op = 'write') AS writes,
+       coalesce(max("offset" + size), 0) AS extent_bytes,
+       min(t_start) FILTER (WHERE op = 'read') AS first_read_t,
+       max(t_start) FILTER (WHERE op = 'read') AS last_read_t,
+       min(t_start) FILTER (WHERE op = 'write') AS first_write_t,
+       max(t_end) FILTER (WHERE op = 'write') AS last_write_t,
+       coalesce(sum(size) FILTER (WHERE t_start < $edge * r.runtime_s), 0) AS head_bytes,
+       coalesce(sum(size) FILTER (WHERE t_start >= (1 - $edge) * r.runtime_s), 0) AS tail_bytes
+FROM layer l JOIN run r USING (job_id)
+LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
+WHERE l.file_id IS NOT NULL
+GROUP BY l.job_id, l.file_id, f.path, r.runtime_s
+ORDER BY l.job_id, l.file_id
+"""
+
+_WRITES_SQL = f"""
+WITH layer AS ({_OPS_SQL})
+SELECT job_id, file_id, t_start FROM layer
+WHERE op = 'write' AND file_id IS NOT NULL AND ($job_id IS NULL OR job_id = $job_id)
+ORDER BY job_id, file_id, t_start
+"""
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _bursts(t: np.ndarray, gap_s: float) -> np.ndarray:
+    """Start times of write bursts: a new burst after a pause longer than ``gap_s``."""
+    if len(t) == 0:
+        return t
+    new = np.concatenate(([True], np.diff(t) > gap_s))
+    return t[new]
+
+
+def _cv(starts: np.ndarray) -> tuple[float, float]:
+    """Mean interval and its coefficient of variation, for >= 3 starts."""
+    d = np.diff(np.sort(starts))
+    if len(d) < 2 or d.mean() <= 0:
+        return float("nan"), float("nan")
+    return float(d.mean()), float(d.std() / d.mean())
+
+
+def classify(
+    store,
+    *,
+    job_id: int | None = None,
+    edge: float = 0.1,
+    reuse: float = 1.5,
+    burst_gap_s: float | None = None,
+    max_cv: float = 0.3,
+) -> pd.DataFrame:
+    """Label each file's I/O required, checkpoint, staging or other, with evidence.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Only this job.
+    edge : float, default 0.1
+        Share of the run that counts as its start or its end.
+    reuse : float, default 1.5
+        Re-read or re-write factor (bytes over extent) that marks staging.
+    burst_gap_s : float, optional
+        A pause between writes longer than this starts a new burst [s];
+        default 1% of the job's run time (at least 1 ms).
+    max_cv : float, default 0.3
+        Largest coefficient of variation of burst intervals still called
+        regular (tolerates jitter).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (job, file) with reads or writes: ``job_id``,
+        ``file_id``, ``path``, ``class`` (one of :data:`CLASSES`),
+        ``confidence`` in [0, 1], ``reason`` (the evidence in words), and the
+        evidence columns ``bytes_read``, ``bytes_written``, ``extent_bytes``,
+        ``reread`` and ``rewrite`` (bytes over extent), ``read_after_write``,
+        ``head_share`` and ``tail_share`` (share of bytes in the first and
+        last ``edge`` of the run), ``write_bursts``, ``burst_interval_s``,
+        ``burst_cv``, ``series`` (numbered-file pattern, when any) and
+        ``series_files``.
+    """
+    caller = "classify"
+    if job_id is not None and not isinstance(job_id, int):
+        raise ParameterError("job_id", caller, "None or an int", job_id)
+    if not (isinstance(edge, (int, float)) and 0 < edge < 0.5):
+        raise ParameterError("edge", caller, "a float in (0, 0.5)", edge)
+    if not (isinstance(reuse, (int, float)) and reuse > 1):
+        raise ParameterError("reuse", caller, "a float > 1", reuse)
+    if burst_gap_s is not None and not (isinstance(burst_gap_s, (int, float)) and burst_gap_s > 0):
+        raise ParameterError(
+            "burst_gap_s", caller, "None or a positive number of seconds", burst_gap_s
+        )
+    if not (isinstance(max_cv, (int, float)) and max_cv > 0):
+        raise ParameterError("max_cv", caller, "a positive float", max_cv)
+
+    params = {"job_id": job_id, "edge": float(edge)}
+    f = store.sql(_FEATURES_SQL, params=params).df()
+    if f.empty:
+        return pd.DataFrame(columns=["job_id", "file_id", "path", "class", "confidence", "reason"])
+    w = store.sql(_WRITES_SQL, params={"job_id": job_id}).df()
+    moved = f["bytes_read"] + f["bytes_written"]
+    ext = f["extent_bytes"].where(
+        f["extent_bytes"] > 0, np.maximum(f["bytes_read"], f["bytes_written"])
+    )
+    f["extent_bytes"] = ext.astype("int64")
+    denom = ext.where(ext > 0)
+    f["reread"] = f["bytes_read"] / denom
+    f["rewrite"] = f["bytes_written"] / denom
+    f["read_after_write"] = (f["last_read_t"] > f["first_write_t"]).fillna(False)
+    f["head_share"] = (f["head_bytes"] / moved.where(moved > 0)).fillna(0.0)
+    f["tail_share"] = (f["tail_bytes"] / moved.where(moved > 0)).fillna(0.0)
+
+    # write bursts per file
+    bursts = {}
+    for (j, fid), g in w.groupby(["job_id", "file_id"], sort=False):
+        rt = float(f.loc[(f.job_id == j) & (f.file_id == fid), "runtime_s"].iloc[0])
+        gap = burst_gap_s if burst_gap_s is not None else max(0.01 * rt, 1e-3)
+        starts = _bursts(g["t_start"].to_numpy(), gap)
+        bursts[(j, fid)] = starts
+    key = list(zip(f.job_id, f.file_id, strict=True))
+    f["write_bursts"] = [len(bursts.get(k, ())) for k in key]
+    stats = [_cv(bursts[k]) if len(bursts.get(k, ())) >= 3 else (np.nan, np.nan) for k in key]
+    f["burst_interval_s"] = [s[0] for s in stats]
+    f["burst_cv"] = [s[1] for s in stats]
+
+    # numbered series of files (ckpt.000, ckpt.001, ...) written at regular times
+    f["series"] = None
+    f["series_files"] = 0
+    f["series_cv"] = np.nan
+    f["series_interval_s"] = np.nan
+    pattern = f["path"].fillna("").map(lambda p: _DIGITS.sub("#", p) if _DIGITS.search(p) else "")
+    for (_job, pat), g in f[pattern != ""].groupby([f.job_id, pattern]):
+        starts = g["first_write_t"].dropna().to_numpy()
+        if len(starts) >= 3:
+            mean, cv = _cv(starts)
+            f.loc[g.index, "series"] = pat
+            f.loc[g.index, "series_files"] = len(starts)
+            f.loc[g.index, "series_cv"] = cv
+            f.loc[g.index, "series_interval_s"] = mean
+
+    labels, conf, reasons = [], [], []
+    for r in f.itertuples(index=False):
+        lab, c, why = _rule(r, edge, reuse, max_cv)
+        labels.append(lab)
+        conf.append(round(float(min(max(c, 0.0), 1.0)), 3))
+        reasons.append(why)
+    f["class"], f["confidence"], f["reason"] = labels, conf, reasons
+    cols = [
+        "job_id", "file_id", "path", "class", "confidence", "reason", "bytes_read",
+        "bytes_written", "extent_bytes", "reread", "rewrite", "read_after_write",
+        "head_share", "tail_share", "write_bursts", "burst_interval_s", "burst_cv",
+        "series", "series_files",
+    ]  # fmt: skip
+    return f[cols].reset_index(drop=True)
+
+
+def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]:
+    """Apply the module's rules 1-4 to one file's evidence."""
+    rd, wr = r.bytes_read > 0, r.bytes_written > 0
+    reread = 0.0 if pd.isna(r.reread) else float(r.reread)
+    rewrite = 0.0 if pd.isna(r.rewrite) else float(r.rewrite)
+    if rd and wr and r.read_after_write and max(reread, rewrite) >= reuse:
+        c = min(reread, rewrite) / (2 * reuse) + 0.5
+        return (
+            "staging",
+            c,
+            (
+                f"re-read {reread:.1f}x and re-written {rewrite:.1f}x its {r.extent_bytes} B "
+                f"extent, read after written"
+            ),
+        )
+    mostly_written = wr and r.bytes_read <= 0.1 * r.bytes_written
+    if mostly_written and r.write_bursts >= 3 and r.burst_cv <= max_cv:
+        return (
+            "checkpoint",
+            1 - r.burst_cv,
+            (
+                f"written in {r.write_bursts} bursts every {r.burst_interval_s:.3g} s "
+                f"(CV {r.burst_cv:.2f})"
+            ),
+        )
+    if mostly_written and r.series_files >= 3 and r.series_cv <= max_cv and r.tail_share < 1.0:
+        return (
+            "checkpoint",
+            1 - r.series_cv,
+            (
+                f"one of {r.series_files} files {r.series!r} written every "
+                f"{r.series_interval_s:.3g} s (CV {r.series_cv:.2f})"
+            ),
+        )
+    if rd and not wr:
+        early = r.first_read_t is not None and r.first_read_t < edge * r.runtime_s
+        if r.head_share >= 0.9:
+            return (
+                "required",
+                r.head_share,
+                (f"read only, {r.head_share:.0%} of it in the first {edge:.0%} of the run"),
+            )
+        if early and reread <= 1.2:
+            return (
+                "required",
+                0.6,
+                (f"read only, about once ({reread:.2f}x its extent), from the start of the run"),
+            )
+    if wr and not rd and r.tail_share >= 0.9:
+        return (
+            "required",
+            r.tail_share,
+            (f"written only, {r.tail_share:.0%} of it in the last {edge:.0%} of the run"),
+        )
+    facts = [
+        f"read {reread:.2f}x" if rd else "never read",
+        f"written {rewrite:.2f}x" if wr else "never written",
+        f"{r.write_bursts} write bursts" if wr else "",
+        f"{r.head_share:.0%} at start, {r.tail_share:.0%} at end",
+    ]
+    return "other", 0.5, "no rule fits: " + ", ".join(x for x in facts if x)
