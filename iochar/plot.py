@@ -14,7 +14,7 @@ import pandas as pd
 
 from iochar.errors import MissingDependencyError, ParameterError
 
-__all__ = ["throughput_chart"]
+__all__ = ["throughput_chart", "class_rate_chart", "class_breakdown_chart"]
 
 #: One look for every chart.
 THEME = {"width": 640, "height": 220}
@@ -64,3 +64,66 @@ def throughput_chart(df: pd.DataFrame, **overrides: Any):
     flags = base.transform_filter(alt.datum.flagged).mark_point(shape="triangle", size=60)
     props = {**THEME, **overrides}
     return alt.layer(lines, flags).properties(**props).facet(row=alt.Row("metric:N", title=None))
+
+
+def class_rate_chart(df: pd.DataFrame, **overrides: Any):
+    """Data rate over time coloured by I/O class (stacked areas).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The result of :func:`iochar.analyze.classify.class_rate`.
+    **overrides
+        Passed to ``Chart.properties``.
+
+    Returns
+    -------
+    altair.Chart
+        ``bps`` over ``t_s``, one colour per class.
+    """
+    _need(df, ("t_s", "class", "bps"), "class_rate_chart")
+    alt = _alt()
+    return (
+        alt.Chart(df)
+        .mark_area()
+        .encode(
+            x=alt.X("t_s:Q", title="time since job start [s]"),
+            y=alt.Y("bps:Q", stack=True, title="bytes/s"),
+            color=alt.Color("class:N", title="I/O class"),
+            tooltip=["t_s:Q", "class:N", "bps:Q", "ios:Q"],
+        )
+        .properties(**{**THEME, **overrides})
+    )
+
+
+def class_breakdown_chart(df: pd.DataFrame, **overrides: Any):
+    """Share of bytes and of files per I/O class, side by side.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The result of :func:`iochar.analyze.classify.class_breakdown`.
+    **overrides
+        Passed to ``Chart.properties``.
+
+    Returns
+    -------
+    altair.Chart
+        Horizontal bars of ``bytes_share`` and ``files_share`` per class.
+    """
+    _need(df, ("class", "bytes_share", "files_share"), "class_breakdown_chart")
+    alt = _alt()
+    long = df.melt(id_vars=["class"], value_vars=["bytes_share", "files_share"], var_name="by")
+    long["by"] = long["by"].map({"bytes_share": "by bytes", "files_share": "by files"})
+    return (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("class:N", title=None),
+            x=alt.X("value:Q", axis=alt.Axis(format="%"), title="share"),
+            color=alt.Color("class:N", legend=None),
+            column=alt.Column("by:N", title=None),
+            tooltip=["class:N", "by:N", alt.Tooltip("value:Q", format=".1%")],
+        )
+        .properties(**{"width": 280, "height": 120, **overrides})
+    )

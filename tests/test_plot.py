@@ -46,3 +46,16 @@ def test_renders_offline_to_svg():
     vlc = pytest.importorskip("vl_convert")
     svg = vlc.vegalite_to_svg(throughput_chart(_df()).to_dict())
     assert svg.startswith("<svg") and "sda" in svg
+
+
+def test_class_charts_render(store):
+    from pathlib import Path
+
+    from iochar.analyze.classify import class_breakdown, class_rate, classify
+    from iochar.plot import class_breakdown_chart, class_rate_chart
+
+    vlc = pytest.importorskip("vl_convert")
+    store.load(Path(__file__).resolve().parents[1] / "data" / "strace" / "ckpt_tt.strace")
+    cr = class_rate(store, job_id=0, bin_s=1.0)
+    for chart in (class_rate_chart(cr), class_breakdown_chart(class_breakdown(classify(store)))):
+        assert vlc.vegalite_to_svg(chart.to_dict()).startswith("<svg")

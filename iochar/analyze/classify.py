@@ -43,7 +43,7 @@ import pandas as pd
 from iochar.analyze.characterize import _OPS_SQL
 from iochar.errors import ParameterError
 
-__all__ = ["classify", "CLASSES"]
+__all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 
 #: The labels, a partition of the files with reads or writes.
 CLASSES = ("required", "checkpoint", "staging", "other")
@@ -278,3 +278,82 @@ def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]
         f"{r.head_share:.0%} at start, {r.tail_share:.0%} at end",
     ]
     return "other", 0.5, "no rule fits: " + ", ".join(x for x in facts if x)
+
+
+_CLASS_RATE_SQL = f"""
+WITH layer AS ({_OPS_SQL}),
+lab AS (SELECT * FROM classes),
+binned AS (
+  SELECT floor(l.t_start / $bin_s)::BIGINT AS b, coalesce(c.class, 'other') AS class,
+         sum(l.size) AS nbytes, count(*) AS n
+  FROM layer l LEFT JOIN lab c ON c.job_id = l.job_id AND c.file_id = l.file_id
+  WHERE l.job_id = $job_id GROUP BY ALL
+),
+grid AS (SELECT range AS b FROM range(0, (SELECT coalesce(max(b), -1) + 1 FROM binned)))
+SELECT g.b * $bin_s AS t_s, k.class, coalesce(x.nbytes, 0) AS bytes, coalesce(x.n, 0) AS ios,
+       coalesce(x.nbytes, 0) / $bin_s AS bps
+FROM grid g CROSS JOIN (SELECT unnest($classes) AS class) k
+LEFT JOIN binned x ON x.b = g.b AND x.class = k.class
+ORDER BY t_s, k.class
+"""
+
+
+def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFrame:
+    """Data rate over time of one job, split by I/O class (Miller & Katz Figs. 3-4).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+    bin_s : float, default 1.0
+        Bin width. [s]
+    **rules
+        Passed to :func:`classify` (``edge``, ``reuse``...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``t_s`` (bin start since job start [s]), ``class``, ``bytes``
+        [bytes], ``ios``, ``bps`` [bytes/s]; every bin and class present.
+    """
+    if not isinstance(job_id, int):
+        raise ParameterError("job_id", "class_rate", "an int", job_id)
+    if not (isinstance(bin_s, (int, float)) and bin_s > 0):
+        raise ParameterError("bin_s", "class_rate", "a positive number of seconds", bin_s)
+    labels = classify(store, job_id=job_id, **rules)[["job_id", "file_id", "class"]]
+    store.con.register("classes", labels)
+    try:
+        return store.sql(
+            _CLASS_RATE_SQL,
+            params={"job_id": job_id, "bin_s": float(bin_s), "classes": list(CLASSES)},
+        ).df()
+    finally:
+        store.con.unregister("classes")
+
+
+def class_breakdown(labels: pd.DataFrame) -> pd.DataFrame:
+    """Share of bytes and of files per class, from a :func:`classify` result.
+
+    Parameters
+    ----------
+    labels : pandas.DataFrame
+        The result of :func:`classify`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per class in :data:`CLASSES` order: ``files``, ``bytes``
+        (read + written) [bytes], ``files_share`` and ``bytes_share``.
+    """
+    moved = labels["bytes_read"] + labels["bytes_written"]
+    g = (
+        labels.assign(bytes=moved)
+        .groupby("class")
+        .agg(files=("file_id", "size"), bytes=("bytes", "sum"))
+    )
+    g = g.reindex(list(CLASSES), fill_value=0)
+    g["files_share"] = g["files"] / max(int(g["files"].sum()), 1)
+    g["bytes_share"] = g["bytes"] / max(int(g["bytes"].sum()), 1)
+    return g.reset_index()

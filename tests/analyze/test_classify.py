@@ -61,3 +61,22 @@ def test_parameters_checked(store):
 
 def test_empty_store_gives_empty_result(store):
     assert classify(store).empty
+
+
+def test_class_rate_and_breakdown(store):
+    from iochar.analyze.characterize import data_rate
+    from iochar.analyze.classify import class_breakdown, class_rate
+
+    store.load(DATA / "strace" / "ckpt_tt.strace")
+    job = int(store.sql("SELECT job_id FROM jobs").fetchall()[0][0])
+    cr = class_rate(store, job_id=job, bin_s=0.5)
+    dr = data_rate(store, job_id=job, bin_s=0.5)
+    assert cr.bytes.sum() == dr.bytes.sum()  # same I/O, split another way
+    staging = cr[cr["class"] == "staging"]
+    assert (staging.bytes > 0).mean() > 0.8  # staging goes on through the run
+    ck = cr[(cr["class"] == "checkpoint") & (cr.bytes > 0)]
+    assert len(ck) == 5  # one bin per checkpoint
+    bd = class_breakdown(classify(store))
+    assert list(bd["class"]) == list(CLASSES)
+    assert bd.files_share.sum() == pytest.approx(1) and bd.bytes_share.sum() == pytest.approx(1)
+    assert bd.set_index("class").loc["staging", "bytes_share"] > 0.8
