@@ -12,12 +12,12 @@ import re
 import pytest
 
 import iochar
-from iochar import datasets, errors, load, plot, schema, store
+from iochar import datasets, errors, load, plot, schema, store, synth
 from iochar.analyze import characterize, classify, throughput
 
 
 def _public():
-    mods = [iochar, store, load, schema, datasets, errors, plot, throughput, characterize, classify]
+    mods = [iochar, store, load, schema, datasets, errors, plot, throughput, characterize, classify, synth]
     seen = set()
     for mod in mods:
         for name in getattr(mod, "__all__", []):

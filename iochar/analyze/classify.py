@@ -19,10 +19,12 @@ rule used (``reason``) and a ``confidence`` in [0, 1]. The rules, in order:
 1. staging: read and written, read after written, and re-read or re-written
    at least ``reuse`` times its extent; confidence grows with the re-use.
 2. checkpoint: written (reads at most 10% of the bytes written) either in at
-   least 3 write bursts at regular intervals, or as one of at least 3 files of
-   a numbered series whose first writes come at regular intervals, not all at
-   the end; confidence is 1 minus the coefficient of variation of the
-   intervals (jitter lowers it).
+   least 3 write bursts at regular intervals, not all at one end of the run,
+   or as one of at least 3 files of a numbered series (``ckpt.000``,
+   ``ckpt.001``: the digits of the file name vary) whose first writes come at
+   regular intervals, at least two of them before the run's last ``edge``;
+   confidence is 1 minus the coefficient of variation of the intervals
+   (jitter lowers it).
 3. required: read-only with its reads in the first ``edge`` of the run, or
    read about once (at most 1.2 times its extent) from the first ``edge`` on;
    or write-only with its writes in the last ``edge`` of the run.
@@ -83,6 +85,14 @@ ORDER BY job_id, file_id, t_start
 """
 
 _DIGITS = re.compile(r"\d+")
+
+
+def _series_pattern(path: str) -> str:
+    """``/d/ckpt.#`` for ``/d/ckpt.012``: the file name's digit runs as ``#``, or ''."""
+    head, _, name = path.rpartition("/")
+    if not _DIGITS.search(name):
+        return ""
+    return f"{head}/{_DIGITS.sub('#', name)}"
 
 
 def _bursts(t: np.ndarray, gap_s: float) -> np.ndarray:
@@ -186,18 +196,26 @@ def classify(
     f["burst_interval_s"] = [s[0] for s in stats]
     f["burst_cv"] = [s[1] for s in stats]
 
-    # numbered series of files (ckpt.000, ckpt.001, ...) written at regular times
+    # numbered series of files (ckpt.000, ckpt.001, ...) written at regular times:
+    # digits of the file name (not of its folder) vary; ranks writing at the same
+    # moment count once; the series must not lie wholly in the run's last part
     f["series"] = None
     f["series_files"] = 0
     f["series_cv"] = np.nan
     f["series_interval_s"] = np.nan
-    pattern = f["path"].fillna("").map(lambda p: _DIGITS.sub("#", p) if _DIGITS.search(p) else "")
+    pattern = f["path"].fillna("").map(_series_pattern)
     for (_job, pat), g in f[pattern != ""].groupby([f.job_id, pattern]):
-        starts = g["first_write_t"].dropna().to_numpy()
-        if len(starts) >= 3:
+        t = np.sort(g["first_write_t"].dropna().to_numpy())
+        if len(t) < 3:
+            continue
+        rt = float(g["runtime_s"].iloc[0])
+        gap = burst_gap_s if burst_gap_s is not None else max(0.01 * rt, 1e-3)
+        starts = _bursts(t, gap)
+        early = (starts < (1 - edge) * rt).sum()
+        if len(starts) >= 3 and early >= 2:
             mean, cv = _cv(starts)
             f.loc[g.index, "series"] = pat
-            f.loc[g.index, "series_files"] = len(starts)
+            f.loc[g.index, "series_files"] = len(g)
             f.loc[g.index, "series_cv"] = cv
             f.loc[g.index, "series_interval_s"] = mean
 
@@ -233,7 +251,8 @@ def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]
             ),
         )
     mostly_written = wr and r.bytes_read <= 0.1 * r.bytes_written
-    if mostly_written and r.write_bursts >= 3 and r.burst_cv <= max_cv:
+    spread = r.head_share < 0.9 and r.tail_share < 0.9  # not all at one end of the run
+    if mostly_written and spread and r.write_bursts >= 3 and r.burst_cv <= max_cv:
         return (
             "checkpoint",
             1 - r.burst_cv,
@@ -242,7 +261,7 @@ def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]
                 f"(CV {r.burst_cv:.2f})"
             ),
         )
-    if mostly_written and r.series_files >= 3 and r.series_cv <= max_cv and r.tail_share < 1.0:
+    if mostly_written and r.series_files >= 3 and r.series_cv <= max_cv:
         return (
             "checkpoint",
             1 - r.series_cv,
