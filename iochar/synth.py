@@ -53,8 +53,10 @@ class Workload:
         Compute iterations.
     io_bytes : int
         Request size of staging and checkpoint I/O. [bytes]
-    input_bytes, output_bytes : int
-        Required I/O: read at start, written at end. [bytes]
+    input_bytes : int
+        Required input, read once at the start. [bytes]
+    output_bytes : int
+        Required output, written once at the end. [bytes]
     staging_bytes : int
         Staging file extent per process (0: no staging). [bytes]
     reread : int
