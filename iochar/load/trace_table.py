@@ -582,8 +582,15 @@ class TraceParquetLoader:
     description: ClassVar[str] = "iochar per-operation trace, Parquet with the trace-csv columns"
 
     def sniff(self, head: bytes) -> bool:
-        """Parquet magic ``PAR1`` (the columns are checked when parsing)."""
-        return head.startswith(b"PAR1")
+        """Parquet magic ``PAR1``, not marked as another kind's Parquet.
+
+        The columns are in the footer, so they are checked when parsing; the
+        snapshot walker marks its files near the start (see
+        :data:`iochar.load.snapshot.PARQUET_MARKER`).
+        """
+        from iochar.load.snapshot import PARQUET_MARKER
+
+        return head.startswith(b"PAR1") and PARQUET_MARKER.encode() not in head[:4096]
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

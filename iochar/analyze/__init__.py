@@ -1,0 +1,8 @@
+"""Analyses over the store: one module per topic, each returning tidy pandas tables.
+
+Modules are imported on use (``from iochar.analyze import snapshots``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["characterize", "classify", "snapshots", "throughput"]
