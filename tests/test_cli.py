@@ -18,7 +18,9 @@ def run(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("cmd", [[], ["load"], ["info"], ["sql"], ["demo"], ["export"]])
+@pytest.mark.parametrize(
+    "cmd", [[], ["load"], ["info"], ["sql"], ["demo"], ["export"], ["snapshot"], ["synth"]]
+)
 def test_help_everywhere(cmd):
     r = run(*cmd, "--help")
     assert r.returncode == 0 and "usage: iochar" in r.stdout
@@ -89,3 +91,14 @@ def test_bad_sql_is_one_line(tmp_path, capsys):
     iochar.connect(db).close()
     assert main(["sql", "SELEC nonsense", "--db", db]) == 2
     assert "query failed" in capsys.readouterr().err
+
+
+def test_synth_command_writes_loadable_trace(tmp_path, capsys):
+    out = tmp_path / "venus.parquet"
+    assert main(["synth", "venus", "-o", str(out), "--scale", "0.01", "--seed", "3"]) == 0
+    said = capsys.readouterr().out
+    assert "truth in" in said and "staging" in said
+    db = str(tmp_path / "s.duckdb")
+    assert main(["load", str(out), "--db", db]) == 0
+    assert "trace-parquet" in capsys.readouterr().out
+    assert main(["synth", "nope", "-o", str(out)]) == 2
