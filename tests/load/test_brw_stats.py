@@ -1,0 +1,195 @@
+"""The brw_stats loader on real Lustre dumps (data/brw_stats/, see its SOURCE.md).
+
+``zfs-lustrefs-OST0000-series.txt`` is the real HPE osd-zfs dump followed by
+two derived dumps (+60 s: every count c -> c + c//100 + (c > 0); +180 s:
+c -> c//1000, a reset); ``ldiskfs-lctl-series.txt`` wraps the real
+lustre-collector ldiskfs dump in ``obdfilter.testfs-OST0000.brw_stats=`` and
+repeats it +30 s with c -> 2c + 1. The ``.lctl`` files are whole real
+``lctl get_param`` outputs (one dump per target, empty histograms).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import iochar
+from iochar import schema
+from iochar.errors import InputError
+from iochar.load import get_loader, sniff
+from iochar.load.brw_stats import PAGE_SIZE, BrwStatsLoader
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "brw_stats"
+ZFS = DATA / "zfs-lustrefs-OST0000-series.txt"
+LDISKFS = DATA / "ldiskfs-lctl-series.txt"
+EX8761 = DATA / "ex8761-lctl.lctl"
+DDN214 = DATA / "lustre-2.14.0_ddn145-lctl.lctl"
+T0 = 1510782606.797216394  # the real dump's snapshot_time
+
+
+def _load(src, **kw) -> tuple[pl.DataFrame, dict, object]:
+    frames, meta, skips = [], {}, None
+    for p in BrwStatsLoader().parse(src, **kw):
+        for name, tb in p.tables.items():
+            assert name == "size_hist"
+            schema.check_frame(name, tb)
+            frames.append(pl.from_arrow(tb))
+        meta.update(p.meta)
+        skips = p.skips
+    return (pl.concat(frames) if frames else pl.DataFrame()), meta, skips
+
+
+def test_disk_io_size_deltas_from_real_dump():
+    df, meta, _ = _load(ZFS)
+    dio = df.filter(pl.col("section") == "disk I/O size", pl.col("op") == "write")
+    first = dio.filter(pl.col("quality") == "ok")
+    assert first["interval_s"].unique().to_list() == [60.0]
+    assert first["ts"][0] == pl.from_epoch(pl.Series([int(round((T0 + 60) * 1e6))]), "us")[0]
+    got = dict(zip(first["size_bytes"].to_list(), first["count"].to_list(), strict=True))
+    assert got[4 << 20] == 4059303 // 100 + 1  # 4M bin of the real dump
+    assert got[1 << 20] == 58945 // 100 + 1
+    assert got[8] == 0  # bins printed but empty stay 0
+    assert min(got) == 8 and max(got) == 4 << 20
+    # the third dump drops: a reset, counts since the restart, never negative
+    reset = dio.filter(pl.col("quality") == "reset")
+    assert reset["interval_s"].unique().to_list() == [120.0]
+    assert dict(zip(reset["size_bytes"], reset["count"], strict=True))[4 << 20] == 4059
+    assert (df["count"] >= 0).all()
+    assert meta["brw_stats"]["zfs-lustrefs-OST0000-series"]["dumps"] == 3
+
+
+def test_every_section_is_kept_with_its_unit():
+    df, _, _ = _load(ZFS)
+    assert set(df["section"]) == {
+        "pages per bulk r/w",
+        "discontiguous pages",
+        "disk I/Os in flight",
+        "I/O time (1/1000s)",
+        "disk I/O size",
+    }
+    pages = df.filter(pl.col("section") == "pages per bulk r/w", pl.col("quality") == "ok")
+    assert pages["size_bytes"].max() == 1024 * PAGE_SIZE  # "1K:" pages
+    flight = df.filter(pl.col("section") == "disk I/Os in flight", pl.col("op") == "write")
+    assert sorted(set(flight["size_bytes"])) == list(range(1, 11))  # counts, not bytes
+    ld, _, _ = _load(LDISKFS)
+    assert {"discontiguous blocks", "disk fragmented I/Os", "block maps msec"} <= set(ld["section"])
+
+
+def test_lctl_wrapper_names_targets_and_skips_other_params():
+    df, meta, _ = _load(LDISKFS)
+    assert set(df["target"]) == {"testfs-OST0000"}
+    w = df.filter(pl.col("section") == "disk I/O size", pl.col("op") == "write")
+    assert dict(zip(w["size_bytes"], w["count"], strict=True))[1 << 20] == 33  # 32 -> 65
+    for path in (EX8761, DDN214):
+        assert sniff(path) == "brw_stats"
+        df, meta, skips = _load(path)
+        assert df.height == 0  # one dump per target, empty histograms: no interval
+        assert set(meta["brw_stats"]) == {"MGS", "fs-MDT0000", "fs-OST0000", "fs-OST0001"}
+        assert skips.count == 0
+    assert "2.14+" in _load(DDN214)[1]["lustre_header"]
+
+
+def test_single_dump_gives_no_interval():
+    one = ZFS.read_bytes().split(b"snapshot_time", 2)
+    df, meta, _ = _load(b"snapshot_time" + one[1])
+    assert df.height == 0 and meta["brw_stats"]["brw_stats"]["dumps"] == 1
+
+
+def _lines() -> list[bytes]:
+    return ZFS.read_bytes().splitlines(keepends=True)
+
+
+def test_cut_mid_histogram_is_an_input_error():
+    lines = _lines()
+    second = [i for i, ln in enumerate(lines) if ln.startswith(b"snapshot_time")][1]
+    # drop the second dump's last histogram (disk I/O size) but keep the third dump
+    title = next(i for i in range(second, len(lines)) if lines[i].startswith(b"disk I/O size"))
+    third = [i for i, ln in enumerate(lines) if ln.startswith(b"snapshot_time")][2]
+    cut = b"".join(lines[: title - 1] + lines[third:])
+    with pytest.raises(InputError, match=r"<buffer>:\d+: expected every histogram") as ei:
+        list(BrwStatsLoader().parse(cut))
+    assert ei.value.line == second + 1  # the short dump's snapshot_time line
+    # a header without its title at the end
+    with pytest.raises(InputError, match="histogram title"):
+        list(BrwStatsLoader().parse(b"".join(lines[:title])))
+    # tolerant: the short dump is skipped and counted
+    df, _, skips = _load(cut, strict=False)
+    assert skips.count == 1 and df.height > 0
+
+
+def test_times_must_increase_per_target():
+    lines = _lines()
+    third = [i for i, ln in enumerate(lines) if ln.startswith(b"snapshot_time")][2]
+    bad = (
+        lines[:third] + [b"snapshot_time:         1510782600.0 (secs.nsecs)\n"] + lines[third + 1 :]
+    )
+    with pytest.raises(InputError, match="snapshot_time after") as ei:
+        list(BrwStatsLoader().parse(b"".join(bad)))
+    assert ei.value.line == third + 1
+    df, _, skips = _load(b"".join(bad), strict=False)
+    assert skips.count == 1 and set(df["quality"]) == {"ok"}
+
+
+def test_garbage_line_names_its_line():
+    lines = _lines()
+    bad = lines[:10] + [b"this is not brw_stats\n"] + lines[10:]
+    with pytest.raises(InputError, match=r"<buffer>:11: expected a brw_stats line"):
+        list(BrwStatsLoader().parse(b"".join(bad)))
+    df, _, skips = _load(b"".join(bad), strict=False)
+    assert skips.count == 1 and skips.kept[0].line == 11
+    assert df.height == _load(ZFS)[0].height
+    with pytest.raises(InputError, match="newline"):
+        list(BrwStatsLoader().parse(ZFS.read_bytes()[:-3]))
+
+
+def test_load_through_the_store():
+    with iochar.connect(":memory:") as db:
+        res = db.load(ZFS)
+        assert res.kind == "brw_stats"
+        n = db.sql(
+            "SELECT sum(count) FROM size_hist WHERE section = 'disk I/O size' AND op = 'write' "
+            "AND quality = 'ok'"
+        ).fetchall()[0][0]
+        assert n == sum(c + c // 100 + (c > 0) for c in _real_write_disk_io()) - sum(
+            _real_write_disk_io()
+        )
+    assert get_loader("brw_stats").kind == "brw_stats"
+
+
+def _real_write_disk_io() -> list[int]:
+    text = ZFS.read_text().split("snapshot_time", 2)[1]
+    sec = text.split("disk I/O size", 1)[1].splitlines()[1:]
+    return [int(ln.split("|")[1].split()[0]) for ln in sec if ln.strip()]
+
+
+@pytest.mark.parametrize("path", [ZFS, LDISKFS, EX8761])
+def test_block_boundaries_change_nothing(path, monkeypatch):
+    import functools
+
+    import iochar.load.brw_stats as mod
+    from iochar.load._text import iter_line_blocks
+
+    whole, meta, _ = _load(path)
+    monkeypatch.setattr(
+        mod, "iter_line_blocks", functools.partial(iter_line_blocks, block_bytes=97)
+    )
+    small, meta2, skips = _load(path)
+    assert skips.count == 0 and meta2 == meta
+    assert small.equals(whole)
+
+
+SHARED_PROC = (
+    Path(__file__).resolve().parents[3] / "shared" / "data" / "real" / "hpe-lustre-exporter"
+)
+
+
+@pytest.mark.skipif(not SHARED_PROC.exists(), reason="shared real samples absent")
+def test_proc_path_names_the_target(tmp_path):
+    src = SHARED_PROC / "proc/fs/lustre/osd-zfs/lustrefs-OST0000/brw_stats"
+    dest = tmp_path / "lustrefs-OST0000" / "brw_stats"
+    dest.parent.mkdir()
+    dest.write_bytes(src.read_bytes())
+    _, meta, _ = _load(dest)
+    assert set(meta["brw_stats"]) == {"lustrefs-OST0000"}
