@@ -9,11 +9,12 @@ loaders turn each series into deltas here, all in numpy:
 - ``delta = v[i] - v[i-1]`` over ``interval_s = t[i] - t[i-1]`` (the true
   interval, never a nominal one).
 - A drop is a **wrap** when the counter has a known width (``wrap_bits``) and
-  the previous value was in the top half of its range while the new one is in
-  the bottom half: ``delta = v[i] + 2**bits - v[i-1]``. Any other drop is a
-  **reset** (the target restarted and counted from 0): ``delta = v[i]``, the
-  amount counted since the restart, which is a lower bound. Either way the
-  delta is never negative.
+  the wrapped difference ``v[i] + 2**bits - v[i-1]`` is under a quarter of
+  the range (a counter that wrapped moved a little past its top). Any other
+  drop is a **reset** (the target restarted and counted from 0):
+  ``delta = v[i]``, the amount counted since the restart, a lower bound. A
+  restart just below the top cannot be told from a wrap; either way the delta
+  is never negative and never less than what was counted since the restart.
 - An interval longer than ``gap_factor`` times the series' median interval is
   a **gap**: its delta is kept over its true (long) interval and marked, never
   interpolated or spread over invented samples.
@@ -134,10 +135,9 @@ def deltas(
     if drop.any():
         if wrap_bits is not None:
             top = float(2**wrap_bits)
-            wrap = (
-                drop & (prev_v.astype(np.float64) >= top / 2) & (cur_v.astype(np.float64) < top / 2)
-            )
-            delta[wrap] = cur_v[wrap].astype(np.float64) + top - prev_v[wrap].astype(np.float64)
+            wrapped = cur_v.astype(np.float64) + top - prev_v.astype(np.float64)
+            wrap = drop & (wrapped < top / 4)
+            delta[wrap] = wrapped[wrap]
             quality[wrap] = WRAP
             reset = drop & ~wrap
         else:
