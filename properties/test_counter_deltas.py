@@ -30,8 +30,8 @@ def counter_series(draw):
             old = v
             if ev == "reset":
                 v = inc
-            elif ev == "wrap" and bits:
-                v = (v + inc) % 2**bits if v + inc >= 2**bits else v + inc
+            elif bits:  # a fixed-width counter wraps whenever it passes its top
+                v = (v + inc) % 2**bits
             else:
                 v = v + inc
             rows.append((s, t, v))

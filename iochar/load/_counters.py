@@ -136,13 +136,13 @@ def deltas(
         if wrap_bits is not None:
             top = float(2**wrap_bits)
             wrapped = cur_v.astype(np.float64) + top - prev_v.astype(np.float64)
-            wrap = drop & (wrapped < top / 4)
+            wrap = drop & (wrapped >= 0) & (wrapped < top / 4)
             delta[wrap] = wrapped[wrap]
             quality[wrap] = WRAP
             reset = drop & ~wrap
         else:
             reset = drop
-        delta[reset] = cur_v[reset].astype(np.float64)
+        delta[reset] = np.maximum(cur_v[reset].astype(np.float64), 0.0)
         quality[reset] = RESET
     interval = dt[idx]
     # gaps: against each series' median interval
