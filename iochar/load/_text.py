@@ -14,10 +14,13 @@ import gzip
 import hashlib
 import io
 import lzma
+import mmap
 import os
 import tempfile
 from collections.abc import Iterator
 from typing import BinaryIO
+
+import pyarrow as pa
 
 from iochar.errors import InputError, MissingDependencyError
 
@@ -28,6 +31,7 @@ __all__ = [
     "read_head",
     "iter_line_blocks",
     "local_path",
+    "mmap_blocks",
     "sha256_of",
     "is_compressed",
 ]
@@ -171,6 +175,27 @@ def iter_line_blocks(
         block, carry = data[: cut + 1], data[cut + 1 :]
         yield line, block, True
         line += block.count(b"\n")
+
+
+def mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple[pa.Buffer, bool]]:
+    """Zero-copy blocks of whole lines from ``start`` on (the last may lack a newline).
+
+    ``sizing["next"]`` is read before each block, so the caller can adapt it. [bytes]
+    """
+    size = os.path.getsize(path)
+    if size <= start:
+        return
+    with open(path, "rb") as fh:
+        # not closed explicitly: Arrow buffers may still view it; freed with them
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    pos = start
+    while pos < size:
+        end = mm.rfind(b"\n", pos, min(pos + sizing["next"], size)) + 1
+        if end <= pos:  # a line longer than a block, or the unterminated last line
+            nxt = mm.find(b"\n", pos)
+            end = size if nxt < 0 else nxt + 1
+        yield pa.py_buffer(memoryview(mm)[pos:end]), mm[end - 1 : end] == b"\n"
+        pos = end
 
 
 @contextlib.contextmanager

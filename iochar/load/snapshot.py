@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
-import mmap
 import os
 import re
 from collections.abc import Iterator
@@ -66,7 +65,7 @@ import pyarrow.csv as pacsv
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, local_path, open_binary, read_head, source_name
+from iochar.load._text import Source, local_path, mmap_blocks, open_binary, read_head, source_name
 
 __all__ = [
     "SnapshotLoader",
@@ -162,24 +161,6 @@ def _seconds_to_ts(arr: Any) -> pa.Array:
 
 
 # ---------------------------------------------------------------- find listings
-def _mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple[pa.Buffer, bool]]:
-    """Zero-copy blocks of whole lines from byte ``start`` (trace_table's scheme)."""
-    size = os.path.getsize(path)
-    if size <= start:
-        return
-    with open(path, "rb") as fh:
-        # not closed explicitly: Arrow buffers may still view it; freed with them
-        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    pos = start
-    while pos < size:
-        end = mm.rfind(b"\n", pos, min(pos + sizing["next"], size)) + 1
-        if end <= pos:
-            nxt = mm.find(b"\n", pos)
-            end = size if nxt < 0 else nxt + 1
-        yield pa.py_buffer(memoryview(mm)[pos:end]), mm[end - 1 : end] == b"\n"
-        pos = end
-
-
 _PARSE = pacsv.ParseOptions(
     delimiter="\t", quote_char=False, escape_char=False, ignore_empty_lines=False
 )
@@ -325,7 +306,7 @@ def _parse_find(path: str, name: str, strict: bool, chunk_rows: int) -> Iterator
     sizing = {"next": min(_FIRST_BLOCK, max(1 << 12, chunk_rows * 100))}
     entries: dict[str, int] = {}
     first_block = True
-    for block, complete in _mmap_blocks(path, start, sizing):
+    for block, complete in mmap_blocks(path, start, sizing):
         nbytes = block.size
         tail = None
         if not complete and not ends_nl:  # the file's last line has no newline

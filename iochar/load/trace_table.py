@@ -43,7 +43,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import mmap
 import os
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -58,7 +57,7 @@ from iochar import schema
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, local_path, open_binary, source_name
+from iochar.load._text import Source, local_path, mmap_blocks, open_binary, source_name
 
 __all__ = ["TraceCsvLoader", "TraceParquetLoader", "COLUMN_TYPES", "EXPORT_COLUMNS"]
 
@@ -408,6 +407,10 @@ class TraceCsvLoader:
             header = fh.readline()
             if b"\x00" in header:
                 raise _bad(name, 1, "a CSV header line", header[:80], kind)
+            if not header.endswith(b"\n"):
+                raise _bad(
+                    name, 1, "a header line ending in a newline (file cut short?)", header, kind
+                )
             fh.seek(max(size - 1, 0))
             ends_nl = fh.read(1) == b"\n"
         try:
@@ -436,7 +439,7 @@ class TraceCsvLoader:
         # the first block is small; later ones are sized to hold about chunk_rows rows
         sizing = {"next": min(_FIRST_BLOCK, max(1 << 12, chunk_rows * 16))}
         line = 2  # the header is line 1
-        for block, complete in _mmap_blocks(path, len(header), sizing):
+        for block, complete in mmap_blocks(path, len(header), sizing):
             nbytes = block.size
             if not strict:
                 block = _drop_bad_field_counts(
@@ -457,27 +460,6 @@ class TraceCsvLoader:
             per_row = max(1.0, nbytes / max(tb.num_rows, 1))
             sizing["next"] = int(min(_MAX_BLOCK, max(1 << 12, chunk_rows * per_row)))
         yield _final(st, kind, cols, unknown, skips)
-
-
-def _mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple[pa.Buffer, bool]]:
-    """Zero-copy blocks of whole lines from ``start`` on (the last may lack a newline).
-
-    ``sizing["next"]`` is read before each block, so the caller can adapt it. [bytes]
-    """
-    size = os.path.getsize(path)
-    if size <= start:
-        return
-    with open(path, "rb") as fh:
-        # not closed explicitly: Arrow buffers may still view it; freed with them
-        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    pos = start
-    while pos < size:
-        end = mm.rfind(b"\n", pos, min(pos + sizing["next"], size)) + 1
-        if end <= pos:  # a line longer than a block, or the unterminated last line
-            nxt = mm.find(b"\n", pos)
-            end = size if nxt < 0 else nxt + 1
-        yield pa.py_buffer(memoryview(mm)[pos:end]), mm[end - 1 : end] == b"\n"
-        pos = end
 
 
 def _cast_tolerant(tb: pa.Table, first_line: int, skips: SkipLog, drop_last: bool) -> pa.Table:
