@@ -126,7 +126,7 @@ def test_growth_equals_naive(two, by):
     b, a = _files(two, 0), _files(two, 1)
     nb = b.groupby(key(b))["size"].agg(["size", "sum"])
     na = a.groupby(key(a))["size"].agg(["size", "sum"])
-    want = na.join(nb, how="outer", lsuffix="_a", rsuffix="_b").fillna(0)
+    want = na.join(nb, how="outer", suffixes=("_a", "_b")).fillna(0)
     got = S.growth(two, 0, 1, by=by).set_index("group").sort_index()
     want = want.sort_index()
     assert list(got.index) == list(want.index)
