@@ -14,7 +14,13 @@ import pandas as pd
 
 from iochar.errors import MissingDependencyError, ParameterError
 
-__all__ = ["throughput_chart", "class_rate_chart", "class_breakdown_chart"]
+__all__ = [
+    "throughput_chart",
+    "class_rate_chart",
+    "class_breakdown_chart",
+    "size_cdf_chart",
+    "age_cdf_chart",
+]
 
 #: One look for every chart.
 THEME = {"width": 640, "height": 220}
@@ -127,3 +133,59 @@ def class_breakdown_chart(df: pd.DataFrame, **overrides: Any):
         )
         .properties(**{"width": 280, "height": 120, **overrides})
     )
+
+
+def _cdf_chart(df: pd.DataFrame, x: str, x_title: str, overrides: dict[str, Any]):
+    alt = _alt()
+    long = df.melt(id_vars=[x], value_vars=["cdf_files", "cdf_bytes"], var_name="by")
+    long["by"] = long["by"].map({"cdf_files": "by file count", "cdf_bytes": "by bytes"})
+    long = long[long[x] > 0]  # a log axis has no place for 0
+    return (
+        alt.Chart(long)
+        .mark_line(interpolate="step-after")
+        .encode(
+            x=alt.X(f"{x}:Q", scale=alt.Scale(type="log"), title=x_title),
+            y=alt.Y("value:Q", axis=alt.Axis(format="%"), title="cumulative share"),
+            color=alt.Color("by:N", title=None),
+            tooltip=[f"{x}:Q", "by:N", alt.Tooltip("value:Q", format=".1%")],
+        )
+        .properties(**{**THEME, **overrides})
+    )
+
+
+def size_cdf_chart(df: pd.DataFrame, **overrides: Any):
+    """File-size CDF by file count and by bytes (Carns et al. 2011, Fig. 8).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The result of :func:`iochar.analyze.snapshots.size_cdf`.
+    **overrides
+        Passed to ``Chart.properties``.
+
+    Returns
+    -------
+    altair.Chart
+        Two step lines over a log size axis (empty files are left off it).
+    """
+    _need(df, ("size_bytes", "cdf_files", "cdf_bytes"), "size_cdf_chart")
+    return _cdf_chart(df, "size_bytes", "file size [bytes]", overrides)
+
+
+def age_cdf_chart(df: pd.DataFrame, **overrides: Any):
+    """File-age CDF by file count and by bytes (Carns et al. 2011, Fig. 9).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The result of :func:`iochar.analyze.snapshots.age_cdf`.
+    **overrides
+        Passed to ``Chart.properties``.
+
+    Returns
+    -------
+    altair.Chart
+        Two step lines over a log age axis in days.
+    """
+    _need(df, ("age_days", "cdf_files", "cdf_bytes"), "age_cdf_chart")
+    return _cdf_chart(df, "age_days", "age [days]", overrides)

@@ -59,3 +59,19 @@ def test_class_charts_render(store):
     cr = class_rate(store, job_id=0, bin_s=1.0)
     for chart in (class_rate_chart(cr), class_breakdown_chart(class_breakdown(classify(store)))):
         assert vlc.vegalite_to_svg(chart.to_dict()).startswith("<svg")
+
+
+def test_snapshot_cdf_charts_render(store):
+    from pathlib import Path
+
+    from iochar.analyze import snapshots as S
+    from iochar.plot import age_cdf_chart, size_cdf_chart
+
+    vlc = pytest.importorskip("vl_convert")
+    store.load(Path(__file__).resolve().parents[1] / "data" / "snapshot" / "tornado-after.find")
+    sizes = S.size_cdf(store, 0)
+    chart = size_cdf_chart(sizes)
+    spec = chart.to_dict()
+    assert spec["encoding"]["x"]["scale"]["type"] == "log"
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+    assert vlc.vegalite_to_svg(age_cdf_chart(S.age_cdf(store, 0)).to_dict()).startswith("<svg")
