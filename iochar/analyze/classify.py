@@ -77,11 +77,30 @@ GROUP BY l.job_id, l.file_id, f.path, r.runtime_s
 ORDER BY l.job_id, l.file_id
 """
 
-_WRITES_SQL = f"""
-WITH layer AS ({_OPS_SQL})
-SELECT job_id, file_id, t_start FROM layer
-WHERE op = 'write' AND file_id IS NOT NULL AND ($job_id IS NULL OR job_id = $job_id)
-ORDER BY job_id, file_id, t_start
+_BURSTS_SQL = f"""
+WITH layer AS ({_OPS_SQL}),
+run AS (
+  SELECT j.job_id, greatest(coalesce(j.runtime_s, 0), max(l.t_end)) AS rt
+  FROM jobs j JOIN layer l USING (job_id) GROUP BY j.job_id, j.runtime_s
+),
+w AS (
+  SELECT l.job_id, l.file_id, l.t_start,
+         l.t_start - lag(l.t_start)
+           OVER (PARTITION BY l.job_id, l.file_id ORDER BY l.t_start) AS dt,
+         coalesce($gap, greatest(0.01 * r.rt, 0.001)) AS gap
+  FROM layer l JOIN run r USING (job_id)
+  WHERE l.op = 'write' AND l.file_id IS NOT NULL AND ($job_id IS NULL OR l.job_id = $job_id)
+),
+b AS (SELECT job_id, file_id, t_start FROM w WHERE dt IS NULL OR dt > gap),
+d AS (
+  SELECT job_id, file_id,
+         t_start - lag(t_start) OVER (PARTITION BY job_id, file_id ORDER BY t_start) AS iv
+  FROM b
+)
+SELECT job_id, file_id, count(*) AS write_bursts,
+       CASE WHEN count(*) >= 3 THEN avg(iv) END AS burst_interval_s,
+       CASE WHEN count(*) >= 3 AND avg(iv) > 0 THEN stddev_pop(iv) / avg(iv) END AS burst_cv
+FROM d GROUP BY job_id, file_id
 """
 
 _DIGITS = re.compile(r"\d+")
@@ -170,7 +189,6 @@ def classify(
     f = store.sql(_FEATURES_SQL, params=params).df()
     if f.empty:
         return pd.DataFrame(columns=["job_id", "file_id", "path", "class", "confidence", "reason"])
-    w = store.sql(_WRITES_SQL, params={"job_id": job_id}).df()
     moved = f["bytes_read"] + f["bytes_written"]
     ext = f["extent_bytes"].where(
         f["extent_bytes"] > 0, np.maximum(f["bytes_read"], f["bytes_written"])
@@ -183,18 +201,10 @@ def classify(
     f["head_share"] = (f["head_bytes"] / moved.where(moved > 0)).fillna(0.0)
     f["tail_share"] = (f["tail_bytes"] / moved.where(moved > 0)).fillna(0.0)
 
-    # write bursts per file
-    bursts = {}
-    for (j, fid), g in w.groupby(["job_id", "file_id"], sort=False):
-        rt = float(f.loc[(f.job_id == j) & (f.file_id == fid), "runtime_s"].iloc[0])
-        gap = burst_gap_s if burst_gap_s is not None else max(0.01 * rt, 1e-3)
-        starts = _bursts(g["t_start"].to_numpy(), gap)
-        bursts[(j, fid)] = starts
-    key = list(zip(f.job_id, f.file_id, strict=True))
-    f["write_bursts"] = [len(bursts.get(k, ())) for k in key]
-    stats = [_cv(bursts[k]) if len(bursts.get(k, ())) >= 3 else (np.nan, np.nan) for k in key]
-    f["burst_interval_s"] = [s[0] for s in stats]
-    f["burst_cv"] = [s[1] for s in stats]
+    # write bursts per file: a pause longer than the gap starts a new burst
+    bursts = store.sql(_BURSTS_SQL, params={"job_id": job_id, "gap": burst_gap_s}).df()
+    f = f.merge(bursts, on=["job_id", "file_id"], how="left")
+    f["write_bursts"] = f["write_bursts"].fillna(0).astype("int64")
 
     # numbered series of files (ckpt.000, ckpt.001, ...) written at regular times:
     # digits of the file name (not of its folder) vary; ranks writing at the same
