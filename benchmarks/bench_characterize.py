@@ -60,8 +60,8 @@ def main() -> None:
     args = ap.parse_args()
     db = build(args.ops)
     group = (
-        'SELECT job_id, file_id, op, sum(size), count(*), min(t_start), max(t_end), max("offset" + size) '
-        "FROM ops GROUP BY ALL"
+        "SELECT job_id, file_id, op, sum(size), count(*), min(t_start), max(t_end), "
+        'max("offset" + size) FROM ops GROUP BY ALL'
     )
     duck, ours, labels = [], [], None
     for _ in range(args.repeat):
@@ -77,9 +77,8 @@ def main() -> None:
     print(f"characterize+classify: {args.ops:,} ops, {len(labels):,} (job, file) rows labelled")
     print(f"  duckdb group-by      : {d:7.3f} s")
     print(f"  iochar tables+classes: {o:7.3f} s")
-    print(
-        f"  ratio iochar/duckdb  : {o / d:7.2f}  (target <= 3.00) {'PASS' if o / d <= 3 else 'FAIL'}"
-    )
+    verdict = "PASS" if o / d <= 3 else "FAIL"
+    print(f"  ratio iochar/duckdb  : {o / d:7.2f}  (target <= 3.00) {verdict}")
     print("  classes:", labels["class"].value_counts().to_dict())
 
 

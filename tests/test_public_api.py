@@ -17,7 +17,19 @@ from iochar.analyze import characterize, classify, throughput
 
 
 def _public():
-    mods = [iochar, store, load, schema, datasets, errors, plot, throughput, characterize, classify, synth]
+    mods = [
+        iochar,
+        store,
+        load,
+        schema,
+        datasets,
+        errors,
+        plot,
+        throughput,
+        characterize,
+        classify,
+        synth,
+    ]
     seen = set()
     for mod in mods:
         for name in getattr(mod, "__all__", []):

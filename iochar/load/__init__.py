@@ -53,7 +53,6 @@ def _ensure_registered() -> None:
         _imported = True
 
 
-
 def kinds() -> list[str]:
     """Registered kinds, in sniffing order (module name order; sniffers are exclusive)."""
     _ensure_registered()
