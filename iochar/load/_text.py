@@ -33,6 +33,7 @@ __all__ = [
     "local_path",
     "mmap_blocks",
     "sha256_of",
+    "open_parquet",
     "is_compressed",
 ]
 
@@ -228,3 +229,37 @@ def sha256_of(src: Source) -> tuple[str, int]:
             h.update(chunk)
             size += len(chunk)
     return h.hexdigest(), size
+
+
+def open_parquet(src: Source, *, kind: str):
+    """A :class:`pyarrow.parquet.ParquetFile` over ``src`` (paths read in place).
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input; buffers and compressed files are read into memory.
+    kind : str
+        Loader kind, for the error message.
+
+    Raises
+    ------
+    InputError
+        The footer is missing or unreadable (a file cut short, or not Parquet).
+    """
+    import pyarrow.parquet as pq
+
+    if isinstance(src, (str, os.PathLike)) and not is_compressed(src):
+        target = os.fspath(src)
+    else:
+        with open_binary(src) as fh:
+            target = pa.BufferReader(fh.read())
+    try:
+        return pq.ParquetFile(target)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(
+            source_name(src),
+            None,
+            "a Parquet file with a valid footer (file cut short?)",
+            str(exc),
+            kind=kind,
+        ) from exc

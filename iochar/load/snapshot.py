@@ -65,7 +65,15 @@ import pyarrow.csv as pacsv
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, local_path, mmap_blocks, open_binary, read_head, source_name
+from iochar.load._text import (
+    Source,
+    local_path,
+    mmap_blocks,
+    open_binary,
+    open_parquet,
+    read_head,
+    source_name,
+)
 
 __all__ = [
     "SnapshotLoader",
@@ -490,17 +498,7 @@ def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterat
 
 # ---------------------------------------------------------------- walker Parquet
 def _parse_parquet(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
-    import pyarrow.parquet as pq
-
-    with open_binary(src) as fh:
-        data = fh.read() if not isinstance(src, (str, os.PathLike)) else None
-    target: Any = pa.BufferReader(data) if data is not None else os.fspath(src)
-    try:
-        pf = pq.ParquetFile(target)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise _bad(
-            name, None, "a Parquet file with a valid footer (file cut short?)", str(exc)
-        ) from exc
+    pf = open_parquet(src, kind=KIND)
     names = pf.schema_arrow.names
     missing = [c for c in ("format", *PARQUET_COLUMNS) if c not in names]
     if missing:

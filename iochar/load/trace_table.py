@@ -57,7 +57,7 @@ from iochar import schema
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, local_path, mmap_blocks, open_binary, source_name
+from iochar.load._text import Source, local_path, mmap_blocks, open_parquet, source_name
 
 __all__ = ["TraceCsvLoader", "TraceParquetLoader", "COLUMN_TYPES", "EXPORT_COLUMNS"]
 
@@ -578,19 +578,9 @@ class TraceParquetLoader:
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
     ) -> Iterator[Parsed]:
         """Parse a trace Parquet file in row batches of ``chunk_rows``."""
-        import pyarrow.parquet as pq
-
         name = source_name(src)
         kind = self.kind
-        with open_binary(src) as fh:
-            data = fh.read() if not isinstance(src, (str, os.PathLike)) else None
-        target: Any = pa.BufferReader(data) if data is not None else os.fspath(src)
-        try:
-            pf = pq.ParquetFile(target)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise _bad(
-                name, None, "a Parquet file with a valid footer (file cut short?)", str(exc), kind
-            ) from exc
+        pf = open_parquet(src, kind=kind)
         names = pf.schema_arrow.names
         cols, unknown = _check_columns(list(names), name, kind)
         skips = None if strict else SkipLog()
