@@ -74,3 +74,16 @@ def test_wrap_and_gap():
     assert d.delta.tolist() == [5.0, 12.0, 10.0, 10.0]
     assert d.quality_labels().tolist() == ["ok", "wrap", "ok", "gap"]
     assert d.interval_s.tolist() == [5.0, 5.0, 5.0, 85.0]
+
+
+def test_drop_inside_a_gap_keeps_both_facts():
+    # series 0: restart during an outage; series 1: a 32-bit wrap during an outage
+    s = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    t = np.array([0.0, 5.0, 10.0, 300.0, 0.0, 5.0, 10.0, 300.0])
+    v = np.array([100, 200, 300, 40, 2**32 - 30, 2**32 - 20, 2**32 - 10, 5], dtype=np.int64)
+    d = deltas(s, t, v, wrap_bits=32)
+    rows = zip(d.index, d.quality_labels(), d.delta, strict=True)
+    got = {(int(s[i]), float(t[i])): (q, x) for i, q, x in rows}
+    assert got[(0, 300.0)] == ("gap_reset", 40.0)  # counted since the restart: a lower bound
+    assert got[(1, 300.0)] == ("gap_wrap", 15.0)  # one wrap at least: a lower bound
+    assert {got[k][0] for k in got if k[1] < 300} == {"ok"}

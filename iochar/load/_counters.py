@@ -18,8 +18,16 @@ loaders turn each series into deltas here, all in numpy:
 - An interval longer than ``gap_factor`` times the series' median interval is
   a **gap**: its delta is kept over its true (long) interval and marked, never
   interpolated or spread over invented samples.
+- One rule for an interval that is both: a drop inside a gap is
+  **gap_reset** (the target restarted during the outage; the delta is the
+  amount counted since the restart, a lower bound over the long interval) or
+  **gap_wrap** (wrapped at least once; the delta is the single-wrap amount, a
+  lower bound since it may have wrapped more than once during the gap). Both
+  labels keep both facts, so "was there a gap" and "was there a drop" are each
+  one test on the label.
 
-Each output row carries ``quality`` in ``{"ok", "reset", "wrap", "gap"}``.
+Each output row carries ``quality`` in
+``{"ok", "reset", "wrap", "gap", "gap_reset", "gap_wrap"}``.
 Timestamps that go backwards within a series are an input error; the caller
 gets the offending sample's index to name the line.
 """
@@ -30,11 +38,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Deltas", "deltas", "QUALITY"]
+__all__ = ["Deltas", "deltas", "mark_gaps", "series_median", "QUALITY"]
 
 #: The values of the ``quality`` column, by code.
-QUALITY = np.array(["ok", "reset", "wrap", "gap"], dtype=object)
-OK, RESET, WRAP, GAP = 0, 1, 2, 3
+QUALITY = np.array(["ok", "reset", "wrap", "gap", "gap_reset", "gap_wrap"], dtype=object)
+OK, RESET, WRAP, GAP, GAP_RESET, GAP_WRAP = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -145,10 +153,76 @@ def deltas(
         delta[reset] = np.maximum(cur_v[reset].astype(np.float64), 0.0)
         quality[reset] = RESET
     interval = dt[idx]
-    # gaps: against each series' median interval
-    codes = s_o[end]
-    uniq, inv = np.unique(codes, return_inverse=True)
-    med = np.array([np.median(interval[inv == k]) for k in range(len(uniq))])
-    gap = interval > gap_factor * med[inv]
-    quality[gap & (quality == OK)] = GAP
+    quality = mark_gaps(s_o[end], interval, quality, gap_factor=gap_factor)
     return Deltas(order[end].astype(np.int64), delta, interval, quality, backwards)
+
+
+def series_median(codes: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Median of ``x`` within each series, broadcast back to every element.
+
+    Parameters
+    ----------
+    codes : array of int
+        Series code of each element.
+    x : array of float
+        Values.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        For each element, the median of ``x`` over the elements of its series.
+
+    Examples
+    --------
+    >>> series_median(np.array([0, 1, 0, 0, 1]), np.array([1.0, 5.0, 3.0, 2.0, 7.0])).tolist()
+    [2.0, 6.0, 2.0, 2.0, 6.0]
+    """
+    codes = np.asarray(codes)
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return x.copy()
+    order = np.lexsort((x, codes))
+    c_o, x_o = codes[order], x[order]
+    starts = np.flatnonzero(np.r_[True, c_o[1:] != c_o[:-1]])
+    counts = np.diff(np.r_[starts, len(c_o)])
+    lo = starts + (counts - 1) // 2
+    hi = starts + counts // 2
+    med = (x_o[lo] + x_o[hi]) / 2.0
+    out = np.empty_like(x)
+    out[order] = np.repeat(med, counts)
+    return out
+
+
+def mark_gaps(
+    codes: np.ndarray, interval_s: np.ndarray, quality: np.ndarray, *, gap_factor: float = 3.0
+) -> np.ndarray:
+    """Mark intervals longer than ``gap_factor`` median intervals of their series.
+
+    Parameters
+    ----------
+    codes : array of int
+        Series code of each interval.
+    interval_s : array of float
+        Interval length. [s]
+    quality : array of int8
+        Codes into :data:`QUALITY` before gaps are considered (ok, reset or wrap).
+    gap_factor : float, default 3.0
+        Threshold in median intervals of the series.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        ``quality`` with ok → gap, reset → gap_reset, wrap → gap_wrap on long
+        intervals.
+
+    Examples
+    --------
+    >>> iv = np.array([5.0, 5, 5, 50, 50])
+    >>> QUALITY[mark_gaps(np.zeros(5, int), iv, np.array([0, 1, 0, 0, 1], np.int8))].tolist()
+    ['ok', 'reset', 'ok', 'gap', 'gap_reset']
+    """
+    quality = np.asarray(quality, dtype=np.int8).copy()
+    gap = np.asarray(interval_s) > gap_factor * series_median(codes, interval_s)
+    to = np.array([GAP, GAP_RESET, GAP_WRAP, GAP, GAP_RESET, GAP_WRAP], np.int8)
+    quality[gap] = to[quality[gap]]
+    return quality

@@ -28,10 +28,10 @@ byte counters (``read_bytes``, ``write_bytes``); ``timestamp`` is ISO 8601
 
 Per (target, metric) the cumulative samples become deltas with
 :func:`iochar.load._counters.deltas`: ``ts`` = interval end (UTC),
-``interval_s`` = the true interval, ``quality`` ok/reset/gap (no wrap: LMT
-counters are 64-bit). A drop inside a gap (the server restarted during an
-outage) is marked ``gap``: its value is the amount since the restart, a lower
-bound over the long interval.
+``interval_s`` = the true interval, ``quality`` ok/reset/gap/gap_reset (no
+wrap: LMT counters are 64-bit). A drop inside a gap (the server restarted
+during an outage) is marked ``gap_reset``: its value is the amount since the
+restart, a lower bound over the long interval.
 
 Errors: a file that is not SQLite, a truncated or corrupt database, missing
 LMT tables, a malformed CSV row, a cut CSV, or times going backwards within a
@@ -55,7 +55,7 @@ import pyarrow as pa
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._counters import GAP, QUALITY, RESET, deltas
+from iochar.load._counters import GAP, GAP_RESET, QUALITY, RESET, deltas
 from iochar.load._text import Source, local_path, open_binary, source_name
 
 __all__ = ["LmtLoader", "CSV_METRICS"]
@@ -248,14 +248,9 @@ class LmtLoader:
                 f"times increasing for {row['target']} {row['metric']}",
                 f"{row['ts']} after a later or equal time",
             )
-        q = d.quality.copy()
-        # a drop during an outage: the long interval is what matters
-        _, inv = np.unique(key[d.index], return_inverse=True)
-        med = np.array([np.median(d.interval_s[inv == k]) for k in range(inv.max(initial=-1) + 1)])
-        long = d.interval_s > 3.0 * med[inv] if d.interval_s.size else q == 0
-        q[(q == RESET) & long] = GAP
-        meta["resets"] = int((d.quality == RESET).sum())
-        meta["gaps"] = int((q == GAP).sum())
+        q = d.quality
+        meta["resets"] = int(np.isin(q, (RESET, GAP_RESET)).sum())
+        meta["gaps"] = int(np.isin(q, (GAP, GAP_RESET)).sum())
         sel = df[d.index]
         table = pa.table(
             {

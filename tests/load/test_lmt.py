@@ -47,12 +47,12 @@ def test_real_reset_and_gap(path):
     ost = df.filter(pl.col("target") == OST, pl.col("metric").is_in(["read_bytes", "write_bytes"]))
     assert (ost["value"] >= 0).all()
     assert ost["value"].max() < 1e9  # no absurd delta from the 4.4e14 -> 0 drop
-    gap = ost.filter(pl.col("quality") == "gap")
+    gap = ost.filter(pl.col("quality") == "gap_reset")  # the restart happened in the outage
     assert gap.height == 2  # read_bytes and write_bytes
     assert gap["ts"].unique().to_list() == [dt.datetime(2018, 4, 18, 7, 39, 5)]
     assert gap["interval_s"].unique().to_list() == [200.0]  # one long interval, kept
     assert gap["value"].to_list() == [0.0, 0.0]  # counted since the restart
-    assert set(ost["quality"]) == {"ok", "gap"}
+    assert set(ost["quality"]) == {"ok", "gap_reset"}
     ok = ost.filter(pl.col("quality") == "ok")
     assert ok["interval_s"].unique().to_list() == [5.0]
     assert meta["resets"] == 2
@@ -92,7 +92,7 @@ def test_sniff_and_store_load():
         rows = db.sql(
             "SELECT quality, count(*) FROM counters WHERE metric = 'write_bytes' GROUP BY 1"
         ).fetchall()
-        assert dict(rows) == {"ok": 24, "gap": 1}
+        assert dict(rows) == {"ok": 24, "gap_reset": 1}
 
 
 def test_cut_or_corrupt_database(tmp_path):
