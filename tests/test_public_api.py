@@ -6,14 +6,22 @@ each author to remember.
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 import re
 
 import pytest
 
 import iochar
-from iochar import datasets, errors, load, plot, schema, store, synth
-from iochar.analyze import characterize, classify, throughput
+from iochar import analyze, datasets, errors, load, plot, schema, store, synth
+
+#: every public module of iochar.analyze, found rather than listed
+ANALYZE = [
+    importlib.import_module(f"iochar.analyze.{m.name}")
+    for m in pkgutil.iter_modules(analyze.__path__)
+    if not m.name.startswith("_")
+]
 
 
 def _public():
@@ -25,10 +33,8 @@ def _public():
         datasets,
         errors,
         plot,
-        throughput,
-        characterize,
-        classify,
         synth,
+        *ANALYZE,
     ]
     seen = set()
     for mod in mods:
@@ -71,5 +77,7 @@ def test_documented(qualname, obj):
         assert not missing, f"{qualname}: parameters {missing} not documented"
         return
     section = doc.split("Parameters", 1)[1]
-    missing = [p.name for p in params if not re.search(rf"^{p.name}\b", section, re.M)]
+    # numpydoc: "name : type" or "a, b : type" at the start of a line
+    named = r"^(?:\w+, )*{}(?:, \w+)* :"
+    missing = [p.name for p in params if not re.search(named.format(p.name), section, re.M)]
     assert not missing, f"{qualname}: parameters {missing} missing from Parameters"

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
 
-__all__ = ["app_table", "rates_table", "data_rate"]
+__all__ = ["app_table", "rates_table", "file_table", "data_rate"]
 
 #: Ops of one layer per job (see the module notes); a view body.
 _OPS_SQL = """
@@ -39,74 +40,50 @@ WHERE o.op IN ('read', 'write') AND o.size IS NOT NULL AND o.error IS NULL
        OR o.job_id NOT IN (SELECT job_id FROM ops WHERE call = 'DXT_POSIX'))
 """
 
-#: Per (job, file) totals from ops, or from file_stats for jobs without ops.
-_PER_FILE_SQL = f"""
-WITH layer AS ({_OPS_SQL}),
-from_ops AS (
-  SELECT job_id, file_id,
-         sum(size) FILTER (WHERE op = 'read') AS bytes_read,
-         sum(size) FILTER (WHERE op = 'write') AS bytes_written,
-         count(*) FILTER (WHERE op = 'read') AS reads,
-         count(*) FILTER (WHERE op = 'write') AS writes,
-         max(coalesce("offset", 0) + size) AS extent_bytes,
-         'ops' AS basis
-  FROM layer GROUP BY job_id, file_id
-),
-stat_module AS (
-  SELECT job_id, CASE WHEN bool_or(module = 'POSIX') THEN 'POSIX' ELSE 'STDIO' END AS module
-  FROM file_stats WHERE job_id NOT IN (SELECT job_id FROM from_ops) GROUP BY job_id
-),
-from_stats AS (
-  SELECT s.job_id, s.file_id,
-         sum(s.bytes_read) AS bytes_read, sum(s.bytes_written) AS bytes_written,
-         sum(s.reads) AS reads, sum(s.writes) AS writes,
-         max(greatest(coalesce(s.max_byte_read, -1), coalesce(s.max_byte_written, -1)) + 1)
-           AS extent_bytes,
-         'file_stats:' || m.module AS basis
-  FROM file_stats s JOIN stat_module m ON m.job_id = s.job_id AND m.module = s.module
-  GROUP BY s.job_id, s.file_id, m.module
-)
-SELECT * FROM from_ops UNION ALL SELECT * FROM from_stats
-"""
 
-_TABLE_SQL = f"""
-WITH per_file AS ({_PER_FILE_SQL}),
-sel AS (
-  SELECT * FROM per_file
-  WHERE $min_file_bytes IS NULL OR extent_bytes >= $min_file_bytes
-)
-SELECT j.job_id, j.app, j.runtime_s,
-       count(sel.file_id) AS files,
-       coalesce(sum(sel.extent_bytes), 0) AS data_size_bytes,
-       coalesce(sum(sel.bytes_read), 0) AS bytes_read,
-       coalesce(sum(sel.bytes_written), 0) AS bytes_written,
-       coalesce(sum(sel.reads), 0) AS reads,
-       coalesce(sum(sel.writes), 0) AS writes,
-       coalesce(any_value(sel.basis), 'none') AS basis
-FROM jobs j LEFT JOIN sel USING (job_id)
-WHERE $job_id IS NULL OR j.job_id = $job_id
-GROUP BY j.job_id, j.app, j.runtime_s
-ORDER BY j.job_id
-"""
+def _facts(data, job_id: int | None, caller: str) -> FileIO:
+    """The :class:`FileIO` of ``data`` (a Store, or facts already computed), for one job or all."""
+    if job_id is not None and not isinstance(job_id, int):
+        raise ParameterError("job_id", caller, "None or an int", job_id)
+    if isinstance(data, FileIO):
+        if job_id is None:
+            return data
+        return FileIO(
+            data.files[data.files["job_id"] == job_id].reset_index(drop=True),
+            data.jobs[data.jobs["job_id"] == job_id].reset_index(drop=True),
+            data.edge,
+            data.burst_gap_s,
+        )
+    return file_io(data, job_id=job_id)
 
 
-def _totals(store, job_id: int | None, min_file_bytes: int | None, caller: str) -> pd.DataFrame:
+def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -> pd.DataFrame:
     if min_file_bytes is not None and not (isinstance(min_file_bytes, int) and min_file_bytes >= 0):
         raise ParameterError(
             "min_file_bytes", caller, "None or an int >= 0 [bytes]", min_file_bytes
         )
-    if job_id is not None and not isinstance(job_id, int):
-        raise ParameterError("job_id", caller, "None or an int", job_id)
-    df = store.sql(_TABLE_SQL, params={"job_id": job_id, "min_file_bytes": min_file_bytes}).df()
-    for c in ("bytes_read", "bytes_written", "reads", "writes", "data_size_bytes"):
-        df[c] = df[c].astype("int64")
+    facts = _facts(data, job_id, caller)
+    f = facts.files
+    if min_file_bytes is not None:
+        f = f[f["data_extent_bytes"] >= min_file_bytes]
+    sums = f.groupby("job_id").agg(
+        files=("file_id", "count"),
+        data_size_bytes=("data_extent_bytes", "sum"),
+        bytes_read=("bytes_read", "sum"),
+        bytes_written=("bytes_written", "sum"),
+        reads=("reads", "sum"),
+        writes=("writes", "sum"),
+    )
+    df = facts.jobs[["job_id", "app", "runtime_s", "basis"]].join(sums, on="job_id")
+    for c in ("files", "bytes_read", "bytes_written", "reads", "writes", "data_size_bytes"):
+        df[c] = df[c].fillna(0).astype("int64")
     df["note"] = ""
     df.loc[df["reads"] + df["writes"] == 0, "note"] = "no read or write I/O"
     bad_rt = ~(df["runtime_s"] > 0)
     df.loc[bad_rt, "note"] = (
         df.loc[bad_rt, "note"] + "; no positive run time: rates undefined"
     ).str.strip("; ")
-    return df
+    return df.reset_index(drop=True)
 
 
 def _per_s(num: pd.Series, den: pd.Series) -> pd.Series:
@@ -121,8 +98,10 @@ def app_table(
 
     Parameters
     ----------
-    store : iochar.Store
-        The database.
+    store : iochar.Store or iochar.analyze.fileio.FileIO
+        The database, or the per-file facts already computed from it by
+        :func:`~iochar.analyze.fileio.file_io` (one pass shared with
+        :func:`rates_table` and :func:`~iochar.analyze.classify.classify`).
     job_id : int, optional
         Only this job.
     min_file_bytes : int, optional
@@ -158,8 +137,8 @@ def rates_table(
 
     Parameters
     ----------
-    store : iochar.Store
-        The database.
+    store : iochar.Store or iochar.analyze.fileio.FileIO
+        The database, or the per-file facts already computed from it.
     job_id : int, optional
         Only this job.
     min_file_bytes : int, optional
@@ -188,6 +167,59 @@ def rates_table(
     out["basis"] = df["basis"]
     out["note"] = df["note"]
     return out
+
+
+def file_table(
+    store, *, job_id: int | None = None, min_file_bytes: int | None = None
+) -> pd.DataFrame:
+    """Miller & Katz Tables 1 and 2 per (job, file).
+
+    The paper's per-application rows summed over files; here each file's own
+    share, with rates per second of its job's run time.
+
+    Parameters
+    ----------
+    store : iochar.Store or iochar.analyze.fileio.FileIO
+        The database, or the per-file facts already computed from it.
+    job_id : int, optional
+        Only this job.
+    min_file_bytes : int, optional
+        Only files whose extent is at least this large [bytes].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (job, file) with reads or writes: ``job_id``,
+        ``file_id``, ``path``, ``size_bytes`` (extent) [bytes],
+        ``bytes_read``, ``bytes_written``, ``io_bytes`` [bytes], ``reads``,
+        ``writes``, ``ios``, ``avg_io_bytes`` [bytes], ``bps``, ``read_bps``,
+        ``write_bps`` [bytes/s], ``ios_per_s`` [1/s], ``rw_data_ratio`` and
+        the evidence ``basis``.
+    """
+    if min_file_bytes is not None and not (isinstance(min_file_bytes, int) and min_file_bytes >= 0):
+        raise ParameterError(
+            "min_file_bytes", "file_table", "None or an int >= 0 [bytes]", min_file_bytes
+        )
+    facts = _facts(store, job_id, "file_table")
+    f = facts.files
+    if min_file_bytes is not None:
+        f = f[f["data_extent_bytes"] >= min_file_bytes]
+    rt = facts.jobs.set_index("job_id")["runtime_s"].reindex(f["job_id"]).to_numpy()
+    rt = pd.Series(rt, index=f.index)
+    out = f[["job_id", "file_id", "path"]].copy()
+    out["size_bytes"] = f["data_extent_bytes"]
+    out["bytes_read"], out["bytes_written"] = f["bytes_read"], f["bytes_written"]
+    out["io_bytes"] = f["bytes_read"] + f["bytes_written"]
+    out["reads"], out["writes"] = f["reads"], f["writes"]
+    out["ios"] = f["reads"] + f["writes"]
+    out["avg_io_bytes"] = _per_s(out["io_bytes"].astype(float), out["ios"].astype(float))
+    out["bps"] = _per_s(out["io_bytes"].astype(float), rt)
+    out["read_bps"] = _per_s(f["bytes_read"].astype(float), rt)
+    out["write_bps"] = _per_s(f["bytes_written"].astype(float), rt)
+    out["ios_per_s"] = _per_s(out["ios"].astype(float), rt)
+    out["rw_data_ratio"] = _per_s(f["bytes_read"].astype(float), f["bytes_written"].astype(float))
+    out["basis"] = f["basis"]
+    return out.reset_index(drop=True)
 
 
 _RATE_SQL = f"""

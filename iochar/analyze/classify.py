@@ -43,65 +43,13 @@ import numpy as np
 import pandas as pd
 
 from iochar.analyze.characterize import _OPS_SQL
+from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
 
 __all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 
 #: The labels, a partition of the files with reads or writes.
 CLASSES = ("required", "checkpoint", "staging", "other")
-
-_FEATURES_SQL = f"""
-WITH layer AS ({_OPS_SQL}),
-run AS (
-  SELECT j.job_id, greatest(coalesce(j.runtime_s, 0), max(l.t_end)) AS runtime_s
-  FROM jobs j JOIN layer l USING (job_id)
-  WHERE $job_id IS NULL OR j.job_id = $job_id
-  GROUP BY j.job_id, j.runtime_s
-)
-SELECT l.job_id, l.file_id, f.path, r.runtime_s,
-       coalesce(sum(size) FILTER (WHERE op = 'read'), 0) AS bytes_read,
-       coalesce(sum(size) FILTER (WHERE op = 'write'), 0) AS bytes_written,
-       count(*) FILTER (WHERE op = 'read') AS reads,
-       count(*) FILTER (WHERE op = 'write') AS writes,
-       coalesce(max("offset" + size), 0) AS extent_bytes,
-       min(t_start) FILTER (WHERE op = 'read') AS first_read_t,
-       max(t_start) FILTER (WHERE op = 'read') AS last_read_t,
-       min(t_start) FILTER (WHERE op = 'write') AS first_write_t,
-       max(t_end) FILTER (WHERE op = 'write') AS last_write_t,
-       coalesce(sum(size) FILTER (WHERE t_start < $edge * r.runtime_s), 0) AS head_bytes,
-       coalesce(sum(size) FILTER (WHERE t_start >= (1 - $edge) * r.runtime_s), 0) AS tail_bytes
-FROM layer l JOIN run r USING (job_id)
-LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
-WHERE l.file_id IS NOT NULL
-GROUP BY l.job_id, l.file_id, f.path, r.runtime_s
-ORDER BY l.job_id, l.file_id
-"""
-
-_BURSTS_SQL = f"""
-WITH layer AS ({_OPS_SQL}),
-run AS (
-  SELECT j.job_id, greatest(coalesce(j.runtime_s, 0), max(l.t_end)) AS rt
-  FROM jobs j JOIN layer l USING (job_id) GROUP BY j.job_id, j.runtime_s
-),
-w AS (
-  SELECT l.job_id, l.file_id, l.t_start,
-         l.t_start - lag(l.t_start)
-           OVER (PARTITION BY l.job_id, l.file_id ORDER BY l.t_start) AS dt,
-         coalesce($gap, greatest(0.01 * r.rt, 0.001)) AS gap
-  FROM layer l JOIN run r USING (job_id)
-  WHERE l.op = 'write' AND l.file_id IS NOT NULL AND ($job_id IS NULL OR l.job_id = $job_id)
-),
-b AS (SELECT job_id, file_id, t_start FROM w WHERE dt IS NULL OR dt > gap),
-d AS (
-  SELECT job_id, file_id,
-         t_start - lag(t_start) OVER (PARTITION BY job_id, file_id ORDER BY t_start) AS iv
-  FROM b
-)
-SELECT job_id, file_id, count(*) AS write_bursts,
-       CASE WHEN count(*) >= 3 THEN avg(iv) END AS burst_interval_s,
-       CASE WHEN count(*) >= 3 AND avg(iv) > 0 THEN stddev_pop(iv) / avg(iv) END AS burst_cv
-FROM d GROUP BY job_id, file_id
-"""
 
 _DIGITS = re.compile(r"\d+")
 
@@ -143,8 +91,10 @@ def classify(
 
     Parameters
     ----------
-    store : iochar.Store
-        The database.
+    store : iochar.Store or iochar.analyze.fileio.FileIO
+        The database, or the per-file facts already computed from it by
+        :func:`~iochar.analyze.fileio.file_io` (then ``edge`` and
+        ``burst_gap_s`` are those it was computed with).
     job_id : int, optional
         Only this job.
     edge : float, default 0.1
@@ -164,12 +114,14 @@ def classify(
         One row per (job, file) with reads or writes: ``job_id``,
         ``file_id``, ``path``, ``class`` (one of :data:`CLASSES`),
         ``confidence`` in [0, 1], ``reason`` (the evidence in words), and the
-        evidence columns ``bytes_read``, ``bytes_written``, ``extent_bytes``,
+        evidence columns ``basis`` (ops, or the Darshan module whose counters
+        were used), ``bytes_read``, ``bytes_written``, ``extent_bytes``,
         ``reread`` and ``rewrite`` (bytes over extent), ``read_after_write``,
         ``head_share`` and ``tail_share`` (share of bytes in the first and
-        last ``edge`` of the run), ``write_bursts``, ``burst_interval_s``,
-        ``burst_cv``, ``series`` (numbered-file pattern, when any) and
-        ``series_files``.
+        last ``edge`` of the run; estimated from first/last timestamps for
+        counters), ``write_bursts``, ``burst_interval_s``, ``burst_cv``
+        (unknown for counters), ``series`` (numbered-file pattern, when any)
+        and ``series_files``.
     """
     caller = "classify"
     if job_id is not None and not isinstance(job_id, int):
@@ -185,26 +137,33 @@ def classify(
     if not (isinstance(max_cv, (int, float)) and max_cv > 0):
         raise ParameterError("max_cv", caller, "a positive float", max_cv)
 
-    params = {"job_id": job_id, "edge": float(edge)}
-    f = store.sql(_FEATURES_SQL, params=params).df()
+    if isinstance(store, FileIO):
+        facts = store
+        edge, burst_gap_s = facts.edge, facts.burst_gap_s
+        if job_id is not None:
+            facts = FileIO(
+                facts.files[facts.files["job_id"] == job_id],
+                facts.jobs[facts.jobs["job_id"] == job_id],
+                edge,
+                burst_gap_s,
+            )
+    else:
+        facts = file_io(store, job_id=job_id, edge=edge, burst_gap_s=burst_gap_s)
+    f = facts.files[facts.files["file_id"].notna()].copy()
+    cols = [
+        "job_id", "file_id", "path", "class", "confidence", "reason", "basis", "bytes_read",
+        "bytes_written", "extent_bytes", "reread", "rewrite", "read_after_write",
+        "head_share", "tail_share", "write_bursts", "burst_interval_s", "burst_cv",
+        "series", "series_files",
+    ]  # fmt: skip
     if f.empty:
-        return pd.DataFrame(columns=["job_id", "file_id", "path", "class", "confidence", "reason"])
-    moved = f["bytes_read"] + f["bytes_written"]
-    ext = f["extent_bytes"].where(
-        f["extent_bytes"] > 0, np.maximum(f["bytes_read"], f["bytes_written"])
-    )
-    f["extent_bytes"] = ext.astype("int64")
-    denom = ext.where(ext > 0)
+        return pd.DataFrame(columns=cols)
+    f["file_id"] = f["file_id"].astype("int64")
+    f["runtime_s"] = f["span_s"]
+    denom = f["extent_bytes"].where(f["extent_bytes"] > 0)
     f["reread"] = f["bytes_read"] / denom
     f["rewrite"] = f["bytes_written"] / denom
-    f["read_after_write"] = (f["last_read_t"] > f["first_write_t"]).fillna(False)
-    f["head_share"] = (f["head_bytes"] / moved.where(moved > 0)).fillna(0.0)
-    f["tail_share"] = (f["tail_bytes"] / moved.where(moved > 0)).fillna(0.0)
-
-    # write bursts per file: a pause longer than the gap starts a new burst
-    bursts = store.sql(_BURSTS_SQL, params={"job_id": job_id, "gap": burst_gap_s}).df()
-    f = f.merge(bursts, on=["job_id", "file_id"], how="left")
-    f["write_bursts"] = f["write_bursts"].fillna(0).astype("int64")
+    f["read_after_write"] = (f["last_read_t"] > f["first_write_t"]).fillna(False).astype(bool)
 
     # numbered series of files (ckpt.000, ckpt.001, ...) written at regular times:
     # digits of the file name (not of its folder) vary; ranks writing at the same
@@ -215,7 +174,7 @@ def classify(
     f["series_interval_s"] = np.nan
     pattern = f["path"].fillna("").map(_series_pattern)
     for (_job, pat), g in f[pattern != ""].groupby([f.job_id, pattern]):
-        t = np.sort(g["first_write_t"].dropna().to_numpy())
+        t = np.sort(g["first_write_t"].dropna().to_numpy(dtype=np.float64))
         if len(t) < 3:
             continue
         rt = float(g["runtime_s"].iloc[0])
@@ -236,12 +195,6 @@ def classify(
         conf.append(round(float(min(max(c, 0.0), 1.0)), 3))
         reasons.append(why)
     f["class"], f["confidence"], f["reason"] = labels, conf, reasons
-    cols = [
-        "job_id", "file_id", "path", "class", "confidence", "reason", "bytes_read",
-        "bytes_written", "extent_bytes", "reread", "rewrite", "read_after_write",
-        "head_share", "tail_share", "write_bursts", "burst_interval_s", "burst_cv",
-        "series", "series_files",
-    ]  # fmt: skip
     return f[cols].reset_index(drop=True)
 
 
@@ -262,7 +215,8 @@ def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]
         )
     mostly_written = wr and r.bytes_read <= 0.1 * r.bytes_written
     spread = r.head_share < 0.9 and r.tail_share < 0.9  # not all at one end of the run
-    if mostly_written and spread and r.write_bursts >= 3 and r.burst_cv <= max_cv:
+    timed = not pd.isna(r.write_bursts)  # per-op times known (ops, not counters)
+    if mostly_written and spread and timed and r.write_bursts >= 3 and r.burst_cv <= max_cv:
         return (
             "checkpoint",
             1 - r.burst_cv,
@@ -280,8 +234,20 @@ def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]
                 f"{r.series_interval_s:.3g} s (CV {r.series_cv:.2f})"
             ),
         )
+    span = r.runtime_s if r.runtime_s > 0 else float("nan")
+    write_span = (r.last_write_t - r.first_write_t) / span if wr else 0.0
+    if mostly_written and not timed and rewrite >= reuse and write_span >= 0.5 and spread:
+        return (
+            "checkpoint",
+            0.5,
+            (
+                f"written {rewrite:.1f}x its {r.extent_bytes} B extent from "
+                f"{r.first_write_t / span:.0%} to {r.last_write_t / span:.0%} of the run "
+                f"(counters only: regularity not measurable)"
+            ),
+        )
     if rd and not wr:
-        early = r.first_read_t is not None and r.first_read_t < edge * r.runtime_s
+        early = r.first_read_t < edge * r.runtime_s
         if r.head_share >= 0.9:
             return (
                 "required",
@@ -303,7 +269,7 @@ def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]
     facts = [
         f"read {reread:.2f}x" if rd else "never read",
         f"written {rewrite:.2f}x" if wr else "never written",
-        f"{r.write_bursts} write bursts" if wr else "",
+        f"{r.write_bursts} write bursts" if wr and timed else "",
         f"{r.head_share:.0%} at start, {r.tail_share:.0%} at end",
     ]
     return "other", 0.5, "no rule fits: " + ", ".join(x for x in facts if x)

@@ -1,0 +1,346 @@
+"""Per (job, file) I/O summary in one pass: the shared basis of Tables 1-2 and the classes.
+
+Miller & Katz (1991) describe each application by per-file totals (section 3,
+Tables 1-2) and sort its files into required, checkpoint and staging I/O by
+*when* and *how often* bytes move (section 5.1). Both views need the same
+facts per (job, file), so :func:`file_io` computes them once:
+
+- from per-operation records (``ops``) in **one aggregation** over the ops
+  (plus a cheap scan for each job's last op end): bytes, calls, first and
+  last read and write times, extent, bytes in the run's first and last
+  ``edge``, and a bitmap of the time bins holding writes, from which write
+  bursts are counted without sorting the ops;
+- for jobs with no ops, from Darshan counters (``file_stats``: POSIX module,
+  else STDIO), with first/last read and write timestamps and no per-op timing:
+  head and tail shares are then *estimates* (bytes spread evenly between the
+  first and last access) and bursts are unknown.
+
+Layer rule: Darshan's DXT_MPIIO segments repeat DXT_POSIX ones a layer up, so a
+job with DXT_POSIX segments is measured on that layer only. Only reads and
+writes with a size and no error count.
+
+Write bursts (evidence for checkpoints): the job's span is cut into ``bins``
+equal bins; a write bin that starts more than ``burst_gap_s`` after the
+previous write bin starts a new burst. Burst times are therefore known to one
+bin (``span / bins`` s; :attr:`FileIO.bin_s` per job), and a pause is
+measured from bin start to bin start.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from iochar.errors import ParameterError
+
+__all__ = ["FileIO", "file_io"]
+
+#: Bins per job span for the write-burst bitmap when ``burst_gap_s`` is the default.
+DEFAULT_BINS = 400
+_MAX_BINS = 4096
+
+_JOBS_SQL = """
+SELECT j.job_id, j.app, j.runtime_s,
+       greatest(coalesce(j.runtime_s, 0), coalesce(o.last_t, 0)) AS span_s
+FROM jobs j
+LEFT JOIN (
+  SELECT job_id, max(t_end) AS last_t FROM ops
+  WHERE $job_id IS NULL OR job_id = $job_id GROUP BY job_id
+) o USING (job_id)
+WHERE $job_id IS NULL OR j.job_id = $job_id
+ORDER BY j.job_id
+"""
+
+# One aggregation over ops: grouped by op, call and error state rather than
+# filtered (cheaper), then reduced to one layer and one row per (job, file).
+_OPS_SQL = """
+WITH p AS (
+  SELECT unnest($jobs) AS job_id, unnest($head) AS head_t, unnest($tail) AS tail_t,
+         unnest($scale) AS scale
+),
+agg AS (
+  SELECT o.job_id, o.file_id, o.op, o.call, o.error IS NULL AS ok,
+         sum(o.size) AS nbytes, count(o.size) AS n,
+         min(o.t_start) AS t0, max(o.t_start) AS t1, max(o.t_end) AS t2,
+         max(o."offset" + o.size) AS ext_known,
+         max(coalesce(o."offset", 0) + o.size) AS ext0,
+         sum(o.size) FILTER (WHERE o.t_start < p.head_t) AS head,
+         sum(o.size) FILTER (WHERE o.t_start >= p.tail_t) AS tail,
+         bitstring_agg(least(greatest(floor(o.t_start * p.scale), 0), $nb - 1)::INTEGER,
+                       0, $nb - 1) AS bins
+  FROM ops o JOIN p USING (job_id)
+  GROUP BY ALL
+),
+io AS (
+  SELECT *, bool_or(call = 'DXT_POSIX') OVER (PARTITION BY job_id) AS has_posix
+  FROM agg WHERE ok AND n > 0 AND op IN ('read', 'write')
+),
+layer AS (
+  SELECT * FROM io WHERE call IS DISTINCT FROM 'DXT_MPIIO' OR NOT has_posix
+)
+SELECT l.job_id, l.file_id, any_value(f.path) AS path,
+       coalesce(sum(nbytes) FILTER (WHERE op = 'read'), 0) AS bytes_read,
+       coalesce(sum(nbytes) FILTER (WHERE op = 'write'), 0) AS bytes_written,
+       coalesce(sum(n) FILTER (WHERE op = 'read'), 0) AS reads,
+       coalesce(sum(n) FILTER (WHERE op = 'write'), 0) AS writes,
+       min(t0) FILTER (WHERE op = 'read') AS first_read_t,
+       max(t1) FILTER (WHERE op = 'read') AS last_read_t,
+       min(t0) FILTER (WHERE op = 'write') AS first_write_t,
+       max(t2) FILTER (WHERE op = 'write') AS last_write_t,
+       max(ext_known) AS ext_known, max(ext0) AS ext0,
+       coalesce(sum(head), 0) AS head_bytes, coalesce(sum(tail), 0) AS tail_bytes,
+       bit_or(bins) FILTER (WHERE op = 'write')::VARCHAR AS wbits
+FROM layer l LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
+GROUP BY l.job_id, l.file_id
+ORDER BY l.job_id, l.file_id
+"""
+
+_STATS_SQL = """
+WITH s AS (SELECT * FROM file_stats WHERE list_contains($jobs, job_id)),
+m AS (
+  SELECT job_id, CASE WHEN bool_or(module = 'POSIX') THEN 'POSIX' ELSE 'STDIO' END AS module
+  FROM s GROUP BY job_id
+)
+SELECT s.job_id, s.file_id, any_value(f.path) AS path,
+       coalesce(sum(s.bytes_read), 0) AS bytes_read,
+       coalesce(sum(s.bytes_written), 0) AS bytes_written,
+       coalesce(sum(s.reads), 0) AS reads, coalesce(sum(s.writes), 0) AS writes,
+       min(s.first_read_t) FILTER (WHERE s.reads > 0) AS first_read_t,
+       max(s.last_read_t) FILTER (WHERE s.reads > 0) AS last_read_t,
+       min(s.first_write_t) FILTER (WHERE s.writes > 0) AS first_write_t,
+       max(s.last_write_t) FILTER (WHERE s.writes > 0) AS last_write_t,
+       max(greatest(coalesce(s.max_byte_read, -1), coalesce(s.max_byte_written, -1)) + 1)
+         AS ext_known,
+       'file_stats:' || m.module AS basis
+FROM s JOIN m ON m.job_id = s.job_id AND m.module = s.module
+LEFT JOIN files f ON f.job_id = s.job_id AND f.file_id = s.file_id
+GROUP BY s.job_id, s.file_id, m.module
+ORDER BY s.job_id, s.file_id
+"""
+
+_FILE_COLUMNS = [
+    "job_id", "file_id", "path", "basis", "span_s", "bytes_read", "bytes_written", "reads",
+    "writes", "first_read_t", "last_read_t", "first_write_t", "last_write_t", "extent_bytes",
+    "data_extent_bytes", "head_bytes", "tail_bytes", "head_share", "tail_share",
+    "write_bursts", "burst_interval_s", "burst_cv",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FileIO:
+    """The per (job, file) I/O facts behind Tables 1-2 and :func:`classify`.
+
+    Attributes
+    ----------
+    files : pandas.DataFrame
+        One row per (job, file) with reads or writes (``file_id`` may be NULL
+        for I/O on unknown files): ``basis`` (``ops`` or
+        ``file_stats:MODULE``), ``span_s`` (the job's run time: the larger of
+        ``jobs.runtime_s`` and its last op's end [s]), ``bytes_read``,
+        ``bytes_written`` [bytes], ``reads``, ``writes``, ``first_read_t``,
+        ``last_read_t``, ``first_write_t``, ``last_write_t`` (start of the
+        first, start of the last read; start of the first, end of the last
+        write; seconds since job start), ``extent_bytes`` (highest byte
+        offset touched; bytes moved when offsets are unknown) [bytes],
+        ``data_extent_bytes`` (Table 1's file size: unknown offsets taken as
+        0) [bytes], ``head_bytes``, ``tail_bytes`` [bytes] and
+        ``head_share``, ``tail_share`` (share of the bytes moved in the
+        first and last ``edge`` of the span; estimated for counters),
+        ``write_bursts``, ``burst_interval_s`` [s] and ``burst_cv`` (count,
+        mean interval and coefficient of variation of the intervals of the
+        write bursts; NaN with fewer than 3 bursts, or without ops).
+    jobs : pandas.DataFrame
+        One row per job: ``job_id``, ``app``, ``runtime_s`` (wall clock, as
+        loaded) [s], ``span_s`` [s], ``basis`` (``ops``,
+        ``file_stats:MODULE`` or ``none``) and ``bin_s`` (burst time
+        resolution [s]).
+    edge : float
+        Share of the span counted as its start or its end.
+    burst_gap_s : float or None
+        Pause that starts a new write burst [s]; None: 1% of each job's span.
+    """
+
+    files: pd.DataFrame
+    jobs: pd.DataFrame
+    edge: float
+    burst_gap_s: float | None
+
+
+def file_io(
+    store,
+    *,
+    job_id: int | None = None,
+    edge: float = 0.1,
+    burst_gap_s: float | None = None,
+) -> FileIO:
+    """Per (job, file) I/O facts from ops (one pass) or Darshan counters.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Only this job.
+    edge : float, default 0.1
+        Share of the run counted as its start or its end (head and tail
+        shares), in (0, 0.5).
+    burst_gap_s : float, optional
+        A pause between writes longer than this starts a new burst [s];
+        default 1% of the job's span (at least 1 ms). Burst times are
+        resolved to ``span / bins`` with bins = 400 by default, or enough
+        for 4 bins per gap (at most 4,096).
+
+    Returns
+    -------
+    FileIO
+        The per-file and per-job frames (see :class:`FileIO`).
+
+    Raises
+    ------
+    ParameterError
+        ``job_id``, ``edge`` or ``burst_gap_s`` out of range.
+    """
+    caller = "file_io"
+    if job_id is not None and not isinstance(job_id, int):
+        raise ParameterError("job_id", caller, "None or an int", job_id)
+    if not (isinstance(edge, (int, float)) and 0 < edge < 0.5):
+        raise ParameterError("edge", caller, "a float in (0, 0.5)", edge)
+    if burst_gap_s is not None and not (
+        isinstance(burst_gap_s, (int, float)) and math.isfinite(burst_gap_s) and burst_gap_s > 0
+    ):
+        raise ParameterError(
+            "burst_gap_s", caller, "None or a positive number of seconds", burst_gap_s
+        )
+    jobs = store.sql(_JOBS_SQL, params={"job_id": job_id}).df()
+    span = jobs["span_s"].to_numpy(dtype=np.float64)
+    gap = np.maximum(0.01 * span, 1e-3) if burst_gap_s is None else np.full(len(span), burst_gap_s)
+    if burst_gap_s is None:
+        nb = DEFAULT_BINS
+    else:
+        need = 4.0 * span.max(initial=0.0) / float(burst_gap_s)
+        nb = int(min(max(math.ceil(need), 16), _MAX_BINS))
+    jobs["bin_s"] = span / nb
+    scale = np.where(span > 0, nb / np.where(span > 0, span, 1.0), 0.0)
+    params = {
+        "jobs": jobs["job_id"].astype("int64").tolist(),
+        "head": (edge * span).tolist(),
+        "tail": ((1 - edge) * span).tolist(),
+        "scale": scale.tolist(),
+        "nb": nb,
+    }
+    ops = store.sql(_OPS_SQL, params=params).df()
+    ops["basis"] = "ops"
+    ops["extent_bytes"] = ops["ext_known"].where(
+        ops["ext_known"].notna(), np.maximum(ops["bytes_read"], ops["bytes_written"])
+    )
+    ops["data_extent_bytes"] = ops["ext0"]
+    info = jobs.set_index("job_id")
+    k = (gap / np.where(jobs["bin_s"] > 0, jobs["bin_s"], 1.0)).astype(np.float64)
+    bursts = _bursts_from_bits(
+        ops["wbits"].to_numpy(),
+        pd.Series(k, index=jobs["job_id"]).reindex(ops["job_id"]).to_numpy(),
+        info["bin_s"].reindex(ops["job_id"]).to_numpy(),
+        nb,
+    )
+    for c, v in bursts.items():
+        ops[c] = v
+
+    no_ops = sorted(set(jobs["job_id"]) - set(ops["job_id"]))
+    stats = (
+        store.sql(_STATS_SQL, params={"jobs": [int(j) for j in no_ops]}).df()
+        if no_ops
+        else pd.DataFrame()
+    )
+    if not stats.empty:
+        stats["extent_bytes"] = stats["ext_known"].where(
+            stats["ext_known"] > 0, np.maximum(stats["bytes_read"], stats["bytes_written"])
+        )
+        stats["data_extent_bytes"] = stats["extent_bytes"]
+        sp = info["span_s"].reindex(stats["job_id"]).to_numpy()
+        head_t, tail_t = edge * sp, (1 - edge) * sp
+        stats["head_bytes"] = _spread(stats, "read", 0.0, head_t) + _spread(
+            stats, "write", 0.0, head_t
+        )
+        stats["tail_bytes"] = _spread(stats, "read", tail_t, np.inf) + _spread(
+            stats, "write", tail_t, np.inf
+        )
+        stats["write_bursts"] = pd.NA
+        stats["burst_interval_s"] = np.nan
+        stats["burst_cv"] = np.nan
+    parts = [f for f in (ops, stats) if not f.empty]
+    files = pd.concat(parts, ignore_index=True) if parts else ops.reindex(columns=_FILE_COLUMNS)
+    files["span_s"] = info["span_s"].reindex(files["job_id"]).to_numpy()
+    for c in ("bytes_read", "bytes_written", "reads", "writes"):
+        files[c] = files[c].astype("int64")
+    for c in ("extent_bytes", "data_extent_bytes"):
+        files[c] = files[c].astype("float64").fillna(0).astype("int64")
+    moved = (files["bytes_read"] + files["bytes_written"]).astype("float64")
+    moved = moved.where(moved > 0)
+    files["head_share"] = (files["head_bytes"] / moved).fillna(0.0).clip(0, 1)
+    files["tail_share"] = (files["tail_bytes"] / moved).fillna(0.0).clip(0, 1)
+    files["write_bursts"] = files["write_bursts"].astype("Int64")
+    files = files[_FILE_COLUMNS].sort_values(["job_id", "file_id"], na_position="last")
+
+    basis = files.groupby("job_id")["basis"].first()
+    jobs["basis"] = basis.reindex(jobs["job_id"]).fillna("none").to_numpy()
+    jobs = jobs[["job_id", "app", "runtime_s", "span_s", "basis", "bin_s"]]
+    return FileIO(files.reset_index(drop=True), jobs, float(edge), burst_gap_s)
+
+
+def _spread(df: pd.DataFrame, op: str, lo, hi) -> np.ndarray:
+    """Bytes of ``op`` in [lo, hi), spreading them evenly over [first, last] access."""
+    nbytes = df[f"bytes_{op}" if op == "read" else "bytes_written"].to_numpy(np.float64)
+    a = df[f"first_{op}_t"].to_numpy(np.float64, na_value=np.nan)
+    b = df[f"last_{op}_t"].to_numpy(np.float64, na_value=np.nan)
+    a = np.where(np.isnan(a), 0.0, a)
+    b = np.where(np.isnan(b), a, np.maximum(a, b))
+    width = b - a
+    inside = np.clip(np.minimum(b, hi) - np.maximum(a, lo), 0.0, None)
+    point = (a >= lo) & (a < hi)  # all at one instant
+    share = np.where(width > 0, inside / np.where(width > 0, width, 1.0), point.astype(float))
+    return np.where(nbytes > 0, nbytes * share, 0.0)
+
+
+def _bursts_from_bits(
+    bits: np.ndarray, gap_bins: np.ndarray, bin_s: np.ndarray, nb: int
+) -> dict[str, np.ndarray]:
+    """Write bursts per file from '0101...' bitmaps of the time bins holding writes.
+
+    A write bin more than ``gap_bins`` bins after the previous write bin starts
+    a burst. Returns ``write_bursts`` and, with >= 3 bursts, the mean interval
+    between burst starts [s] and its coefficient of variation.
+    """
+    n = len(bits)
+    out = {
+        "write_bursts": np.zeros(n, np.int64),
+        "burst_interval_s": np.full(n, np.nan),
+        "burst_cv": np.full(n, np.nan),
+    }
+    has = np.array([isinstance(b, str) for b in bits], dtype=bool)
+    if not has.any():
+        return out
+    rows = np.flatnonzero(has)
+    raw = "".join(bits[rows]).encode("ascii")
+    # occupied bins as (row, col), in row then column order
+    nz = np.flatnonzero(np.frombuffer(raw, np.uint8) == ord("1"))
+    row, col = nz // nb, nz % nb
+    first = np.r_[True, row[1:] != row[:-1]] if len(nz) else np.zeros(0, bool)
+    prev = np.r_[0, col[:-1]] if len(nz) else col
+    start = first | (col - prev > gap_bins[rows][row])
+    s_row, s_col = row[start], col[start].astype(np.float64)
+    count = np.bincount(s_row, minlength=len(rows))
+    out["write_bursts"][rows] = count
+    # intervals between consecutive burst starts of the same file
+    same = s_row[1:] == s_row[:-1]
+    step, at = (s_col[1:] - s_col[:-1])[same], s_row[1:][same]
+    m = np.maximum(count - 1, 1)
+    mean = np.bincount(at, weights=step, minlength=len(rows)) / m
+    var = np.bincount(at, weights=step**2, minlength=len(rows)) / m - mean**2
+    ok = (count >= 3) & (mean > 0)
+    w = bin_s[rows]
+    out["burst_interval_s"][rows[ok]] = (mean * w)[ok]
+    out["burst_cv"][rows[ok]] = (np.sqrt(np.clip(var, 0, None)) / np.where(mean > 0, mean, 1))[ok]
+    return out
