@@ -188,91 +188,101 @@ def classify(
             f.loc[g.index, "series_cv"] = cv
             f.loc[g.index, "series_interval_s"] = mean
 
-    labels, conf, reasons = [], [], []
-    for r in f.itertuples(index=False):
-        lab, c, why = _rule(r, edge, reuse, max_cv)
-        labels.append(lab)
-        conf.append(round(float(min(max(c, 0.0), 1.0)), 3))
-        reasons.append(why)
-    f["class"], f["confidence"], f["reason"] = labels, conf, reasons
+    f["class"], f["confidence"], f["reason"] = _rules(f, edge, reuse, max_cv)
     return f[cols].reset_index(drop=True)
 
 
-def _rule(r, edge: float, reuse: float, max_cv: float) -> tuple[str, float, str]:
-    """Apply the module's rules 1-4 to one file's evidence."""
-    rd, wr = r.bytes_read > 0, r.bytes_written > 0
-    reread = 0.0 if pd.isna(r.reread) else float(r.reread)
-    rewrite = 0.0 if pd.isna(r.rewrite) else float(r.rewrite)
-    if rd and wr and r.read_after_write and max(reread, rewrite) >= reuse:
-        c = min(reread, rewrite) / (2 * reuse) + 0.5
-        return (
-            "staging",
-            c,
-            (
-                f"re-read {reread:.1f}x and re-written {rewrite:.1f}x its {r.extent_bytes} B "
-                f"extent, read after written"
-            ),
-        )
-    mostly_written = wr and r.bytes_read <= 0.1 * r.bytes_written
-    spread = r.head_share < 0.9 and r.tail_share < 0.9  # not all at one end of the run
-    timed = not pd.isna(r.write_bursts)  # per-op times known (ops, not counters)
-    if mostly_written and spread and timed and r.write_bursts >= 3 and r.burst_cv <= max_cv:
-        return (
-            "checkpoint",
-            1 - r.burst_cv,
-            (
-                f"written in {r.write_bursts} bursts every {r.burst_interval_s:.3g} s "
-                f"(CV {r.burst_cv:.2f})"
-            ),
-        )
-    if mostly_written and r.series_files >= 3 and r.series_cv <= max_cv:
-        return (
-            "checkpoint",
-            1 - r.series_cv,
-            (
-                f"one of {r.series_files} files {r.series!r} written every "
-                f"{r.series_interval_s:.3g} s (CV {r.series_cv:.2f})"
-            ),
-        )
-    span = r.runtime_s if r.runtime_s > 0 else float("nan")
-    write_span = (r.last_write_t - r.first_write_t) / span if wr else 0.0
-    if mostly_written and not timed and rewrite >= reuse and write_span >= 0.5 and spread:
-        return (
-            "checkpoint",
-            0.5,
-            (
-                f"written {rewrite:.1f}x its {r.extent_bytes} B extent from "
-                f"{r.first_write_t / span:.0%} to {r.last_write_t / span:.0%} of the run "
-                f"(counters only: regularity not measurable)"
-            ),
-        )
-    if rd and not wr:
-        early = r.first_read_t < edge * r.runtime_s
-        if r.head_share >= 0.9:
-            return (
-                "required",
-                r.head_share,
-                (f"read only, {r.head_share:.0%} of it in the first {edge:.0%} of the run"),
-            )
-        if early and reread <= 1.2:
-            return (
-                "required",
-                0.6,
-                (f"read only, about once ({reread:.2f}x its extent), from the start of the run"),
-            )
-    if wr and not rd and r.tail_share >= 0.9:
-        return (
-            "required",
-            r.tail_share,
-            (f"written only, {r.tail_share:.0%} of it in the last {edge:.0%} of the run"),
-        )
-    facts = [
-        f"read {reread:.2f}x" if rd else "never read",
-        f"written {rewrite:.2f}x" if wr else "never written",
-        f"{r.write_bursts} write bursts" if wr and timed else "",
-        f"{r.head_share:.0%} at start, {r.tail_share:.0%} at end",
-    ]
-    return "other", 0.5, "no rule fits: " + ", ".join(x for x in facts if x)
+def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float):
+    """Apply the module's rules 1-4 to every file's evidence at once.
+
+    Returns the labels, confidences and reasons as arrays in ``f``'s order.
+    """
+    n = len(f)
+    num = {c: f[c].to_numpy(np.float64, na_value=np.nan) for c in _RULE_COLUMNS}
+    br, bw = num["bytes_read"], num["bytes_written"]
+    rd, wr = br > 0, bw > 0
+    reread = np.nan_to_num(num["reread"])
+    rewrite = np.nan_to_num(num["rewrite"])
+    head, tail = num["head_share"], num["tail_share"]
+    bursts, cv = num["write_bursts"], num["burst_cv"]
+    span = np.where(num["runtime_s"] > 0, num["runtime_s"], np.nan)
+    raw = f["read_after_write"].to_numpy(bool)
+    staging = rd & wr & raw & (np.maximum(reread, rewrite) >= reuse)
+    mostly_written = wr & (br <= 0.1 * bw)
+    spread = (head < 0.9) & (tail < 0.9)  # not all at one end of the run
+    timed = ~np.isnan(bursts)  # per-op times known (ops, not counters)
+    ck_bursts = mostly_written & spread & timed & (bursts >= 3) & (cv <= max_cv)
+    ck_series = mostly_written & (num["series_files"] >= 3) & (num["series_cv"] <= max_cv)
+    write_span = np.where(wr, (num["last_write_t"] - num["first_write_t"]) / span, 0.0)
+    ck_counters = mostly_written & ~timed & (rewrite >= reuse) & (write_span >= 0.5) & spread
+    read_only, write_only = rd & ~wr, wr & ~rd
+    req_head = read_only & (head >= 0.9)
+    req_once = read_only & (num["first_read_t"] < edge * num["runtime_s"]) & (reread <= 1.2)
+    req_tail = write_only & (tail >= 0.9)
+    masks = [staging, ck_bursts, ck_series, ck_counters, req_head, req_once, req_tail]
+    which = np.select(masks, np.arange(len(masks)), default=len(masks))
+    labels = np.array(
+        ["staging", "checkpoint", "checkpoint", "checkpoint", "required", "required",
+         "required", "other"],
+        dtype=object,
+    )[which]  # fmt: skip
+    conf = np.select(
+        masks,
+        [np.minimum(reread, rewrite) / (2 * reuse) + 0.5, 1 - cv, 1 - num["series_cv"],
+         np.full(n, 0.5), head, np.full(n, 0.6), tail],
+        default=0.5,
+    )  # fmt: skip
+    conf = np.round(np.clip(np.nan_to_num(conf, nan=0.5), 0.0, 1.0), 3)
+
+    reasons = np.empty(n, dtype=object)
+    ext = f["extent_bytes"].to_numpy()
+    series = f["series"].to_numpy(object)
+
+    def fill(k, fmt):
+        idx = np.flatnonzero(which == k)
+        reasons[idx] = [fmt(i) for i in idx]
+
+    fill(0, lambda i: (
+        f"re-read {reread[i]:.1f}x and re-written {rewrite[i]:.1f}x its {ext[i]} B "
+        "extent, read after written"
+    ))  # fmt: skip
+    fill(1, lambda i: (
+        f"written in {int(bursts[i])} bursts every {num['burst_interval_s'][i]:.3g} s "
+        f"(CV {cv[i]:.2f})"
+    ))  # fmt: skip
+    fill(2, lambda i: (
+        f"one of {int(num['series_files'][i])} files {series[i]!r} written every "
+        f"{num['series_interval_s'][i]:.3g} s (CV {num['series_cv'][i]:.2f})"
+    ))  # fmt: skip
+    fill(3, lambda i: (
+        f"written {rewrite[i]:.1f}x its {ext[i]} B extent from "
+        f"{num['first_write_t'][i] / span[i]:.0%} to {num['last_write_t'][i] / span[i]:.0%} "
+        "of the run (counters only: regularity not measurable)"
+    ))  # fmt: skip
+    fill(4, lambda i: f"read only, {head[i]:.0%} of it in the first {edge:.0%} of the run")
+    fill(5, lambda i: (
+        f"read only, about once ({reread[i]:.2f}x its extent), from the start of the run"
+    ))  # fmt: skip
+    fill(6, lambda i: f"written only, {tail[i]:.0%} of it in the last {edge:.0%} of the run")
+
+    def other(i):
+        facts = [
+            f"read {reread[i]:.2f}x" if rd[i] else "never read",
+            f"written {rewrite[i]:.2f}x" if wr[i] else "never written",
+            f"{int(bursts[i])} write bursts" if wr[i] and timed[i] else "",
+            f"{head[i]:.0%} at start, {tail[i]:.0%} at end",
+        ]
+        return "no rule fits: " + ", ".join(x for x in facts if x)
+
+    fill(7, other)
+    return labels, conf, reasons
+
+
+_RULE_COLUMNS = (
+    "bytes_read", "bytes_written", "reread", "rewrite", "head_share", "tail_share",
+    "write_bursts", "burst_cv", "burst_interval_s", "runtime_s", "series_files", "series_cv",
+    "series_interval_s", "first_write_t", "last_write_t", "first_read_t",
+)  # fmt: skip
 
 
 _CLASS_RATE_SQL = f"""
