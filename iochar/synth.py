@@ -73,6 +73,13 @@ class Workload:
         Processes, each with its own files.
     jitter : float
         Relative jitter of iteration lengths (0.05 = ±5%).
+    think : float
+        Share of each iteration spent computing with no I/O (think time);
+        the I/O phases share the rest.
+    sync : bool
+        Synchronous checkpoints and output: each is followed by an ``fsync``
+        (``op = "sync"``, no size) before computing resumes; False leaves
+        them to the page cache (asynchronous write-behind, no sync op).
     app : str
         Application name.
     """
@@ -90,6 +97,8 @@ class Workload:
     ckpt_mode: str = "new"
     nprocs: int = 1
     jitter: float = 0.05
+    think: float = 0.15
+    sync: bool = False
     app: str = "synth"
 
 
@@ -100,7 +109,7 @@ def _scenario(runtime, data_mb, read_mbs, write_mbs, avg_kb, staging_share, ckpt
     iters = 20
     if staging_share == 0:  # compulsory I/O only (gcm, upw)
         return Workload(runtime, iters, io, int(max(reads, io)), int(max(writes, io)), 0, 1, 1,
-                        0, io, "new", 1, 0.05, app)  # fmt: skip
+                        0, io, "new", 1, 0.05, app=app)  # fmt: skip
     inp = int(max(min(data * (1 - staging_share) / 2, 0.05 * reads), io))
     out = int(max(min(data * (1 - staging_share) / 2, 0.05 * writes), io))
     stage = int(data * staging_share)
@@ -109,7 +118,7 @@ def _scenario(runtime, data_mb, read_mbs, write_mbs, avg_kb, staging_share, ckpt
     reread = max(1, round((reads - inp) / (iters * stage)))
     rewrite = max(1, round((writes - out - n_ck * ck_bytes) / (iters * stage)))
     return Workload(runtime, iters, io, inp, out, stage, reread, rewrite, ckpt, ck_bytes, "new",
-                    1, 0.05, app)  # fmt: skip
+                    1, 0.05, app=app)  # fmt: skip
 
 
 #: Workloads shaped like the seven applications of Miller & Katz Tables 1-2:
@@ -139,6 +148,7 @@ def _check(w: Workload) -> None:
         ("ckpt_mode", w.ckpt_mode in ("new", "overwrite"), "'new' or 'overwrite'"),
         ("nprocs", w.nprocs >= 1, "an int >= 1"),
         ("jitter", 0 <= w.jitter < 0.5, "a float in [0, 0.5)"),
+        ("think", 0 <= w.think <= 0.9, "a float in [0, 0.9]"),
     ]
     for name, ok, what in checks:
         if not ok:
@@ -176,6 +186,9 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
     _check(w)
     rng = np.random.default_rng(random_state)
     cols: dict[str, list] = {k: [] for k in ("rank", "path", "op", "offset", "size", "t_start")}
+    # I/O phases of an iteration: staging in [0.05, 0.8), checkpoint in [0.85, 0.95),
+    # squeezed towards the iteration's start by the think time (default 0.15: as is)
+    squeeze = (1 - w.think) / 0.85
     truth = []
     # time budget: 5% at each end for required I/O, the rest split into iterations
     t_io_end = 0.05 * w.runtime_s
@@ -196,6 +209,14 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
         cols["size"].append(size)
         cols["t_start"].append(times)
 
+    def fsync(rank, path, t):
+        cols["rank"].append(np.array([rank], np.int32))
+        cols["path"].append(np.array([path], object))
+        cols["op"].append(np.array(["sync"], object))
+        cols["offset"].append(np.array([-1], np.int64))  # no offset, no size
+        cols["size"].append(np.array([-1], np.int64))
+        cols["t_start"].append(np.array([t]))
+
     for rank in range(w.nprocs):
         d = f"/synth/{w.app}/r{rank}"
         emit(rank, f"{d}/input.dat", "read", w.input_bytes, 0.0, 0.8 * t_io_end)
@@ -208,21 +229,30 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
                 passes = [("read", k) for k in range(w.reread)] + [
                     ("write", k) for k in range(w.rewrite)
                 ]
-                step = 0.75 / len(passes)
+                step = 0.75 * squeeze / len(passes)
                 for k, (op, _) in enumerate(passes):
                     a = t0 + ln * (0.05 + step * k)
                     emit(rank, f"{d}/scratch.dat", op, w.staging_bytes, a, a + ln * step)
             if w.ckpt_every and (i + 1) % w.ckpt_every == 0:
                 name = f"ckpt.{(i + 1) // w.ckpt_every:03d}" if w.ckpt_mode == "new" else "ckpt.dat"
-                emit(rank, f"{d}/{name}", "write", w.ckpt_bytes, t0 + ln * 0.85, t0 + ln * 0.95)
+                a, b = t0 + ln * 0.85 * squeeze, t0 + ln * 0.95 * squeeze
+                emit(rank, f"{d}/{name}", "write", w.ckpt_bytes, a, b)
+                if w.sync:
+                    fsync(rank, f"{d}/{name}", b)
                 truth.append((rank, f"{d}/{name}", "checkpoint"))
         t_end0 = w.runtime_s - 0.8 * t_io_end
-        emit(rank, f"{d}/output.dat", "write", w.output_bytes, t_end0, w.runtime_s * 0.999)
+        emit(rank, f"{d}/output.dat", "write", w.output_bytes, t_end0, w.runtime_s * 0.998)
+        if w.sync:
+            fsync(rank, f"{d}/output.dat", w.runtime_s * 0.998)
         truth.append((rank, f"{d}/output.dat", "required"))
 
     t_start = np.concatenate(cols["t_start"])
     size = np.concatenate(cols["size"])
-    service = size / 500e6 * (1 + rng.exponential(0.2, len(size)))  # ~500 MB/s device
+    offset = np.concatenate(cols["offset"])
+    none = size < 0  # sync ops: no offset, no size; ~2 ms each
+    service = np.where(
+        none, 2e-3, np.maximum(size, 0) / 500e6 * (1 + rng.exponential(0.2, len(size)))
+    )  # ~500 MB/s device
     rank = np.concatenate(cols["rank"])
     order = np.lexsort((t_start, rank))
     table = pa.table(
@@ -231,8 +261,8 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
             "rank": pa.array(rank[order]),
             "path": pa.array(np.concatenate(cols["path"])[order], pa.string()),
             "op": pa.array(np.concatenate(cols["op"])[order], pa.string()),
-            "offset": pa.array(np.concatenate(cols["offset"])[order]),
-            "size": pa.array(size[order]),
+            "offset": pa.array(offset[order], mask=none[order]),
+            "size": pa.array(size[order], mask=none[order]),
             "t_start": pa.array(t_start[order]),
             "t_end": pa.array((t_start + service)[order]),
         }

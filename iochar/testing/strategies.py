@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from iochar.schema import OPS
 
-__all__ = ["trace_tables", "trace_csv_bytes"]
+__all__ = ["trace_tables", "trace_csv_bytes", "workloads"]
 
 _PATHS = st.sampled_from(["/scratch/in.dat", "/scratch/ckpt.0", "/tmp/scr", "a,b.txt", "/d/ü"])
 
@@ -62,3 +62,33 @@ def trace_csv_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pacsv.write_csv(table, sink)
     return sink.getvalue().to_pybytes()
+
+
+@st.composite
+def workloads(draw, max_runtime_s: float = 500.0):
+    """A :class:`iochar.synth.Workload` with every knob drawn.
+
+    Required input and output, staging (possibly none), checkpoints (new files
+    or one overwritten, possibly none) every few iterations, jitter up to 5%,
+    think time, sync or async, one to three processes.
+    """
+    from iochar.synth import Workload
+
+    iters = draw(st.integers(6, 40))
+    return Workload(
+        runtime_s=draw(st.floats(5.0, max_runtime_s)),
+        iterations=iters,
+        io_bytes=draw(st.sampled_from([4096, 65536, 1 << 20])),
+        input_bytes=draw(st.integers(1, 50)) << 20,
+        output_bytes=draw(st.integers(1, 50)) << 20,
+        staging_bytes=draw(st.sampled_from([0, 1, 4, 16])) << 20,
+        reread=draw(st.integers(1, 3)),
+        rewrite=draw(st.integers(1, 2)),
+        ckpt_every=draw(st.one_of(st.just(0), st.integers(1, max(1, iters // 3)))),
+        ckpt_bytes=draw(st.integers(1, 15)) << 20,
+        ckpt_mode=draw(st.sampled_from(["new", "overwrite"])),
+        nprocs=draw(st.integers(1, 3)),
+        jitter=draw(st.floats(0.0, 0.05)),
+        think=draw(st.floats(0.0, 0.6)),
+        sync=draw(st.booleans()),
+    )
