@@ -5,4 +5,12 @@ Modules are imported on use (``from iochar.analyze import snapshots``).
 
 from __future__ import annotations
 
-__all__ = ["characterize", "classify", "snapshots", "throughput"]
+__all__ = [
+    "bursts",
+    "characterize",
+    "classify",
+    "cycles",
+    "fileio",
+    "snapshots",
+    "throughput",
+]

@@ -63,7 +63,7 @@ def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -
             "min_file_bytes", caller, "None or an int >= 0 [bytes]", min_file_bytes
         )
     facts = _facts(data, job_id, caller)
-    f = facts.files
+    f = facts.files[facts.files["reads"] + facts.files["writes"] > 0]
     if min_file_bytes is not None:
         f = f[f["data_extent_bytes"] >= min_file_bytes]
     sums = f.groupby("job_id").agg(
@@ -201,7 +201,7 @@ def file_table(
             "min_file_bytes", "file_table", "None or an int >= 0 [bytes]", min_file_bytes
         )
     facts = _facts(store, job_id, "file_table")
-    f = facts.files
+    f = facts.files[facts.files["reads"] + facts.files["writes"] > 0]
     if min_file_bytes is not None:
         f = f[f["data_extent_bytes"] >= min_file_bytes]
     rt = facts.jobs.set_index("job_id")["runtime_s"].reindex(f["job_id"]).to_numpy()

@@ -12,8 +12,8 @@ The paper divides an application's I/O into three types:
   memory at least once per iteration": the same bytes read and written again
   and again, reads following writes, all through the run.
 
-:func:`classify` gives every (job, file) with reads or writes one of
-``required``, ``checkpoint``, ``staging`` or ``other``, with the evidence the
+:func:`classify` gives every (job, file) one of ``required``,
+``checkpoint``, ``staging`` or ``other``, with the evidence the
 rule used (``reason``) and a ``confidence`` in [0, 1]. The rules, in order:
 
 1. staging: read and written, read after written, and re-read or re-written
@@ -28,7 +28,16 @@ rule used (``reason``) and a ``confidence`` in [0, 1]. The rules, in order:
 3. required: read-only with its reads in the first ``edge`` of the run, or
    read about once (at most 1.2 times its extent) from the first ``edge`` on;
    or write-only with its writes in the last ``edge`` of the run.
-4. other: anything else, with the facts that kept it out of 1-3.
+4. other: anything else, with the facts that kept it out of 1-3; a file the
+   job only opened, stat'ed or synced (no data moved) is ``other`` saying so.
+
+From Darshan counters alone (``file_stats``, no per-op times) bursts are
+unknown: a written file is a checkpoint when a numbered series' first writes
+come at regular times (rule 2's second form, from the first-write
+timestamps), or when it was re-written at least ``reuse`` times its extent
+over at least a quarter of the run (confidence 0.5: regularity not measurable);
+head and tail shares are estimated by spreading each file's reads and writes
+evenly between its first and last timestamps.
 
 Measured on per-operation records (``ops``, one Darshan layer); a file's
 extent is the highest offset touched. Files whose offsets are unknown use the
@@ -111,7 +120,7 @@ def classify(
     Returns
     -------
     pandas.DataFrame
-        One row per (job, file) with reads or writes: ``job_id``,
+        One row per (job, file) the job touched: ``job_id``,
         ``file_id``, ``path``, ``class`` (one of :data:`CLASSES`),
         ``confidence`` in [0, 1], ``reason`` (the evidence in words), and the
         evidence columns ``basis`` (ops, or the Darshan module whose counters
@@ -214,21 +223,23 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float):
     ck_bursts = mostly_written & spread & timed & (bursts >= 3) & (cv <= max_cv)
     ck_series = mostly_written & (num["series_files"] >= 3) & (num["series_cv"] <= max_cv)
     write_span = np.where(wr, (num["last_write_t"] - num["first_write_t"]) / span, 0.0)
-    ck_counters = mostly_written & ~timed & (rewrite >= reuse) & (write_span >= 0.5) & spread
+    ck_counters = mostly_written & ~timed & (rewrite >= reuse) & (write_span >= 0.25) & spread
     read_only, write_only = rd & ~wr, wr & ~rd
     req_head = read_only & (head >= 0.9)
     req_once = read_only & (num["first_read_t"] < edge * num["runtime_s"]) & (reread <= 1.2)
     req_tail = write_only & (tail >= 0.9)
-    masks = [staging, ck_bursts, ck_series, ck_counters, req_head, req_once, req_tail]
+    no_data = ~rd & ~wr  # metadata calls only (or reads at end of file)
+    masks = [no_data, staging, ck_bursts, ck_series, ck_counters, req_head, req_once, req_tail]
     which = np.select(masks, np.arange(len(masks)), default=len(masks))
     labels = np.array(
-        ["staging", "checkpoint", "checkpoint", "checkpoint", "required", "required",
+        ["other", "staging", "checkpoint", "checkpoint", "checkpoint", "required", "required",
          "required", "other"],
         dtype=object,
     )[which]  # fmt: skip
     conf = np.select(
         masks,
-        [np.minimum(reread, rewrite) / (2 * reuse) + 0.5, 1 - cv, 1 - num["series_cv"],
+        [np.ones(n), np.minimum(reread, rewrite) / (2 * reuse) + 0.5, 1 - cv,
+         1 - num["series_cv"],
          np.full(n, 0.5), head, np.full(n, 0.6), tail],
         default=0.5,
     )  # fmt: skip
@@ -242,28 +253,33 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float):
         idx = np.flatnonzero(which == k)
         reasons[idx] = [fmt(i) for i in idx]
 
+    calls = f[["reads", "writes", "other_calls"]].to_numpy()
     fill(0, lambda i: (
+        f"no data moved: {calls[i, 0]} reads and {calls[i, 1]} writes of 0 bytes, "
+        f"{calls[i, 2]} other calls (metadata only)"
+    ))  # fmt: skip
+    fill(1, lambda i: (
         f"re-read {reread[i]:.1f}x and re-written {rewrite[i]:.1f}x its {ext[i]} B "
         "extent, read after written"
     ))  # fmt: skip
-    fill(1, lambda i: (
+    fill(2, lambda i: (
         f"written in {int(bursts[i])} bursts every {num['burst_interval_s'][i]:.3g} s "
         f"(CV {cv[i]:.2f})"
     ))  # fmt: skip
-    fill(2, lambda i: (
+    fill(3, lambda i: (
         f"one of {int(num['series_files'][i])} files {series[i]!r} written every "
         f"{num['series_interval_s'][i]:.3g} s (CV {num['series_cv'][i]:.2f})"
     ))  # fmt: skip
-    fill(3, lambda i: (
+    fill(4, lambda i: (
         f"written {rewrite[i]:.1f}x its {ext[i]} B extent from "
         f"{num['first_write_t'][i] / span[i]:.0%} to {num['last_write_t'][i] / span[i]:.0%} "
         "of the run (counters only: regularity not measurable)"
     ))  # fmt: skip
-    fill(4, lambda i: f"read only, {head[i]:.0%} of it in the first {edge:.0%} of the run")
-    fill(5, lambda i: (
+    fill(5, lambda i: f"read only, {head[i]:.0%} of it in the first {edge:.0%} of the run")
+    fill(6, lambda i: (
         f"read only, about once ({reread[i]:.2f}x its extent), from the start of the run"
     ))  # fmt: skip
-    fill(6, lambda i: f"written only, {tail[i]:.0%} of it in the last {edge:.0%} of the run")
+    fill(7, lambda i: f"written only, {tail[i]:.0%} of it in the last {edge:.0%} of the run")
 
     def other(i):
         facts = [
@@ -274,7 +290,7 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float):
         ]
         return "no rule fits: " + ", ".join(x for x in facts if x)
 
-    fill(7, other)
+    fill(8, other)
     return labels, conf, reasons
 
 

@@ -63,7 +63,7 @@ WITH p AS (
 ),
 agg AS (
   SELECT o.job_id, o.file_id, o.op, o.call, o.error IS NULL AS ok,
-         sum(o.size) AS nbytes, count(o.size) AS n,
+         sum(o.size) AS nbytes, count(o.size) AS n, count(*) AS calls,
          min(o.t_start) AS t0, max(o.t_start) AS t1, max(o.t_end) AS t2,
          max(o."offset" + o.size) AS ext_known,
          max(coalesce(o."offset", 0) + o.size) AS ext0,
@@ -75,24 +75,27 @@ agg AS (
   GROUP BY ALL
 ),
 io AS (
-  SELECT *, bool_or(call = 'DXT_POSIX') OVER (PARTITION BY job_id) AS has_posix
-  FROM agg WHERE ok AND n > 0 AND op IN ('read', 'write')
+  SELECT *, op IN ('read', 'write') AND ok AND n > 0 AS data,
+         bool_or(call = 'DXT_POSIX') OVER (PARTITION BY job_id) AS has_posix
+  FROM agg WHERE (op IN ('read', 'write') AND ok AND n > 0) OR file_id IS NOT NULL
 ),
 layer AS (
   SELECT * FROM io WHERE call IS DISTINCT FROM 'DXT_MPIIO' OR NOT has_posix
 )
 SELECT l.job_id, l.file_id, any_value(f.path) AS path,
-       coalesce(sum(nbytes) FILTER (WHERE op = 'read'), 0) AS bytes_read,
-       coalesce(sum(nbytes) FILTER (WHERE op = 'write'), 0) AS bytes_written,
-       coalesce(sum(n) FILTER (WHERE op = 'read'), 0) AS reads,
-       coalesce(sum(n) FILTER (WHERE op = 'write'), 0) AS writes,
-       min(t0) FILTER (WHERE op = 'read') AS first_read_t,
-       max(t1) FILTER (WHERE op = 'read') AS last_read_t,
-       min(t0) FILTER (WHERE op = 'write') AS first_write_t,
-       max(t2) FILTER (WHERE op = 'write') AS last_write_t,
-       max(ext_known) AS ext_known, max(ext0) AS ext0,
-       coalesce(sum(head), 0) AS head_bytes, coalesce(sum(tail), 0) AS tail_bytes,
-       bit_or(bins) FILTER (WHERE op = 'write')::VARCHAR AS wbits
+       coalesce(sum(nbytes) FILTER (WHERE data AND op = 'read'), 0) AS bytes_read,
+       coalesce(sum(nbytes) FILTER (WHERE data AND op = 'write'), 0) AS bytes_written,
+       coalesce(sum(n) FILTER (WHERE data AND op = 'read'), 0) AS reads,
+       coalesce(sum(n) FILTER (WHERE data AND op = 'write'), 0) AS writes,
+       coalesce(sum(calls) FILTER (WHERE NOT data), 0) AS other_calls,
+       min(t0) FILTER (WHERE data AND op = 'read') AS first_read_t,
+       max(t1) FILTER (WHERE data AND op = 'read') AS last_read_t,
+       min(t0) FILTER (WHERE data AND op = 'write') AS first_write_t,
+       max(t2) FILTER (WHERE data AND op = 'write') AS last_write_t,
+       max(ext_known) FILTER (WHERE data) AS ext_known, max(ext0) FILTER (WHERE data) AS ext0,
+       coalesce(sum(head) FILTER (WHERE data), 0) AS head_bytes,
+       coalesce(sum(tail) FILTER (WHERE data), 0) AS tail_bytes,
+       bit_or(bins) FILTER (WHERE data AND op = 'write')::VARCHAR AS wbits
 FROM layer l LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
 GROUP BY l.job_id, l.file_id
 ORDER BY l.job_id, l.file_id
@@ -108,6 +111,8 @@ SELECT s.job_id, s.file_id, any_value(f.path) AS path,
        coalesce(sum(s.bytes_read), 0) AS bytes_read,
        coalesce(sum(s.bytes_written), 0) AS bytes_written,
        coalesce(sum(s.reads), 0) AS reads, coalesce(sum(s.writes), 0) AS writes,
+       coalesce(sum(coalesce(s.opens, 0) + coalesce(s.stats, 0) + coalesce(s.seeks, 0)
+                    + coalesce(s.syncs, 0)), 0) AS other_calls,
        min(s.first_read_t) FILTER (WHERE s.reads > 0) AS first_read_t,
        max(s.last_read_t) FILTER (WHERE s.reads > 0) AS last_read_t,
        min(s.first_write_t) FILTER (WHERE s.writes > 0) AS first_write_t,
@@ -123,8 +128,8 @@ ORDER BY s.job_id, s.file_id
 
 _FILE_COLUMNS = [
     "job_id", "file_id", "path", "basis", "span_s", "bytes_read", "bytes_written", "reads",
-    "writes", "first_read_t", "last_read_t", "first_write_t", "last_write_t", "extent_bytes",
-    "data_extent_bytes", "head_bytes", "tail_bytes", "head_share", "tail_share",
+    "writes", "other_calls", "first_read_t", "last_read_t", "first_write_t", "last_write_t",
+    "extent_bytes", "data_extent_bytes", "head_bytes", "tail_bytes", "head_share", "tail_share",
     "write_bursts", "burst_interval_s", "burst_cv",
 ]  # fmt: skip
 
@@ -136,11 +141,14 @@ class FileIO:
     Attributes
     ----------
     files : pandas.DataFrame
-        One row per (job, file) with reads or writes (``file_id`` may be NULL
-        for I/O on unknown files): ``basis`` (``ops`` or
-        ``file_stats:MODULE``), ``span_s`` (the job's run time: the larger of
-        ``jobs.runtime_s`` and its last op's end [s]), ``bytes_read``,
-        ``bytes_written`` [bytes], ``reads``, ``writes``, ``first_read_t``,
+        One row per (job, file) the job touched (``file_id`` may be NULL for
+        I/O on unknown files; a file with only metadata calls has zero reads
+        and writes): ``basis`` (``ops`` or ``file_stats:MODULE``),
+        ``span_s`` (the job's run time: the larger of ``jobs.runtime_s`` and
+        its last op's end [s]), ``bytes_read``,
+        ``bytes_written`` [bytes], ``reads``, ``writes``, ``other_calls``
+        (opens, stats, seeks, syncs... counted but moving no data),
+        ``first_read_t``,
         ``last_read_t``, ``first_write_t``, ``last_write_t`` (start of the
         first, start of the last read; start of the first, end of the last
         write; seconds since job start), ``extent_bytes`` (highest byte
@@ -273,7 +281,7 @@ def file_io(
     parts = [f for f in (ops, stats) if not f.empty]
     files = pd.concat(parts, ignore_index=True) if parts else ops.reindex(columns=_FILE_COLUMNS)
     files["span_s"] = info["span_s"].reindex(files["job_id"]).to_numpy()
-    for c in ("bytes_read", "bytes_written", "reads", "writes"):
+    for c in ("bytes_read", "bytes_written", "reads", "writes", "other_calls"):
         files[c] = files[c].astype("int64")
     for c in ("extent_bytes", "data_extent_bytes"):
         files[c] = files[c].astype("float64").fillna(0).astype("int64")

@@ -8,14 +8,25 @@ section 5.1's three types, by construction).
 
 from __future__ import annotations
 
+import importlib.util
+import io
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import iochar
 from iochar.analyze.classify import CLASSES, classify
 from iochar.errors import ParameterError
+from iochar.synth import make_workload
+from iochar.testing.strategies import workloads
 
 DATA = Path(__file__).resolve().parents[2] / "data"
+requires_darshan = pytest.mark.skipif(
+    importlib.util.find_spec("darshan") is None, reason="the darshan package is missing"
+)
 
 
 @pytest.fixture(params=["ckpt_tt.strace", "ckpt_ttt.strace"])
@@ -29,7 +40,7 @@ def test_paper_types_on_real_capture(ckpt):
     assert by["input.dat"] == "required"
     assert by["output.dat"] == "required"
     assert by["scratch.dat"] == "staging"
-    ck = ckpt[ckpt.name.str.startswith("ckpt.")]
+    ck = ckpt[ckpt.name.str.fullmatch(r"ckpt\.\d+")]
     assert len(ck) == 5 and set(ck["class"]) == {"checkpoint"}
 
 
@@ -45,12 +56,17 @@ def test_evidence_is_given(ckpt):
 
 def test_labels_partition_the_files(ckpt, store):
     assert set(ckpt["class"]) <= set(CLASSES)
-    n = store.sql(
-        "SELECT count(DISTINCT file_id) FROM ops WHERE op IN ('read', 'write') "
-        "AND size IS NOT NULL AND error IS NULL AND file_id IS NOT NULL"
-    ).fetchall()[0][0]
+    n = store.sql("SELECT count(DISTINCT file_id) FROM ops").fetchall()[0][0]
     assert len(ckpt) == n and not ckpt.duplicated(["job_id", "file_id"]).any()
     assert ckpt.confidence.between(0, 1).all()
+    # files the program only opened or stat'ed (shared libraries, ld.so.cache) say so
+    io = store.sql(
+        "SELECT DISTINCT file_id FROM ops WHERE op IN ('read', 'write') "
+        "AND size > 0 AND error IS NULL"
+    ).df()
+    meta = ckpt[~ckpt.file_id.isin(io.file_id)]
+    assert len(meta) > 0 and set(meta["class"]) == {"other"}
+    assert meta.reason.str.startswith("no data moved").all()
 
 
 def test_parameters_checked(store):
@@ -80,3 +96,54 @@ def test_class_rate_and_breakdown(store):
     assert list(bd["class"]) == list(CLASSES)
     assert bd.files_share.sum() == pytest.approx(1) and bd.bytes_share.sum() == pytest.approx(1)
     assert bd.set_index("class").loc["staging", "bytes_share"] > 0.8
+
+
+# Darshan-like counters made from a trace: what file_stats holds without DXT
+_TO_COUNTERS = """
+INSERT INTO file_stats (job_id, file_id, rank, module, bytes_read, bytes_written, reads, writes,
+  max_byte_read, max_byte_written, first_read_t, last_read_t, first_write_t, last_write_t)
+SELECT job_id, file_id, NULL, 'POSIX',
+  coalesce(sum(size) FILTER (WHERE op = 'read'), 0),
+  coalesce(sum(size) FILTER (WHERE op = 'write'), 0),
+  count(*) FILTER (WHERE op = 'read'), count(*) FILTER (WHERE op = 'write'),
+  max("offset" + size - 1) FILTER (WHERE op = 'read'),
+  max("offset" + size - 1) FILTER (WHERE op = 'write'),
+  min(t_start) FILTER (WHERE op = 'read'), max(t_end) FILTER (WHERE op = 'read'),
+  min(t_start) FILTER (WHERE op = 'write'), max(t_end) FILTER (WHERE op = 'write')
+FROM ops WHERE op IN ('read', 'write') GROUP BY job_id, file_id
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(workloads(), st.integers(0, 2**32 - 1))
+def test_counters_only_classification_on_drawn_workloads(w, seed):
+    """Darshan counters (no per-op times) still give each synth file its class."""
+    ops, truth = make_workload(w, random_state=seed)
+    buf = io.BytesIO()
+    pq.write_table(ops, buf)
+    with iochar.connect(":memory:") as db:
+        db.load(buf.getvalue(), kind="trace-parquet")
+        db.con.execute(_TO_COUNTERS)
+        db.con.execute("DELETE FROM ops")
+        got = classify(db).merge(truth, on="path", suffixes=("", "_true"))
+    assert len(got) == len(truth) and (got.basis == "file_stats:POSIX").all()
+    wrong = got[got["class"] != got["class_true"]]
+    assert len(wrong) <= 0.05 * len(got), wrong[["path", "class", "class_true", "reason"]]
+
+
+@requires_darshan
+def test_counters_only_agree_with_dxt_on_a_real_log(store):
+    """The real dxt.darshan: classes from POSIX counters equal classes from its DXT trace."""
+    store.load(DATA / "darshan" / "dxt.darshan")
+    from_ops = classify(store)
+    assert set(from_ops.basis) == {"ops"}
+    store.con.execute("DELETE FROM ops")
+    from_counters = classify(store)
+    assert set(from_counters.basis) == {"file_stats:POSIX"}
+    both = from_ops.merge(from_counters, on=["job_id", "file_id"], suffixes=("_ops", "_cnt"))
+    assert len(both) == len(from_ops)  # every file with data is found in the counters
+    assert (both.class_ops == both.class_cnt).all()
+    assert set(both.class_ops) == {"required", "checkpoint", "other"}
+    # the counters also name the files DXT never saw: opened or stat'ed, no data
+    extra = from_counters[~from_counters.file_id.isin(from_ops.file_id)]
+    assert len(extra) and extra.reason.str.startswith("no data moved").all()
