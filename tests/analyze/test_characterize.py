@@ -121,3 +121,35 @@ def test_data_rate_bins_sum_to_totals(loaded):
     assert len(w) >= 4
     with pytest.raises(ParameterError):
         data_rate(loaded, job_id=job, bin_s=0)
+
+
+def test_zero_run_time_is_explained_not_nan(store):
+    # every op at t = 0: the job's run time is 0 s
+    store.load(b"op,path,offset,size,t_start,t_end\nwrite,/a,0,10,0,0\nread,/a,0,10,0,0\n",
+               kind="trace-csv")  # fmt: skip
+    t1 = app_table(store).iloc[0]
+    assert t1.io_bytes == 20 and t1.ios == 2  # the totals are still there
+    assert np.isnan(t1.bps) and "no positive run time" in t1.note
+    from iochar.analyze.classify import classify
+
+    c = classify(store)
+    assert len(c) == 1 and c["class"].iloc[0] in {"required", "staging", "other"}
+    assert c.reason.iloc[0] and c.confidence.between(0, 1).all()
+
+
+def test_file_table_sums_to_the_job_table(loaded):
+    from iochar.analyze.characterize import file_table
+    from iochar.analyze.fileio import file_io
+
+    facts = file_io(loaded)  # one pass, shared by every table
+    per_file, per_job = file_table(facts), app_table(facts)
+    assert per_job.equals(app_table(loaded))
+    sums = per_file.groupby("job_id")[["io_bytes", "ios", "size_bytes"]].sum()
+    for row in per_job[per_job.ios > 0].itertuples():
+        assert sums.loc[row.job_id, "io_bytes"] == row.io_bytes
+        assert sums.loc[row.job_id, "ios"] == row.ios
+        assert sums.loc[row.job_id, "size_bytes"] == row.data_size_bytes
+    ck = per_file[per_file.path.str.endswith("/scratch.dat", na=False)].iloc[0]
+    assert ck.bytes_read == ck.bytes_written == 40 * 65536  # re-read and re-written 40 times
+    with pytest.raises(ParameterError, match="'min_file_bytes' parameter of file_table"):
+        file_table(facts, min_file_bytes=-5)
