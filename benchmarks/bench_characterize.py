@@ -8,8 +8,8 @@ times, extent) over the same ops table. Each repeat starts from the store,
 nothing is cached between repeats.
 
 The ops are generated in DuckDB: 4 jobs x 16 ranks, 2,000 files, a mix of
-staging files (read and re-written every cycle), checkpoint series written
-every 50 s, and inputs read at the start.
+staging files (read and re-written every cycle), a checkpoint series (40
+checkpoints of 10 files each, one every 25 s) and inputs read at the start.
 
     python benchmarks/bench_characterize.py [--ops 10000000] [--repeat 3]
 """
@@ -31,7 +31,8 @@ SELECT i % 4 AS job_id, (i // 4) % 16 AS rank, (i // 64) % 2000 AS file_id,
        CASE WHEN (i // 64) % 2000 < 1500 THEN (CASE WHEN i % 3 = 0 THEN 'write' ELSE 'read' END)
             WHEN (i // 64) % 2000 < 1900 THEN 'write' ELSE 'read' END AS op,
        ((i // 128000) % 64) * 65536 AS "offset", 65536 AS size,
-       CASE WHEN (i // 64) % 2000 BETWEEN 1500 AND 1899 THEN ((i // 64) % 2000 - 1500) * 2.5
+       CASE WHEN (i // 64) % 2000 BETWEEN 1500 AND 1899
+            THEN (((i // 64) % 2000 - 1500) // 10) * 25.0
             WHEN (i // 64) % 2000 >= 1900 THEN i * 1e-9
             ELSE i * 1e-4 END AS t_start,
        0 AS t_end

@@ -13,7 +13,9 @@ Differences from the paper, stated in each result's ``basis`` and ``note``:
   (``jobs.runtime_s``); the paper divides by CPU time, which traces rarely
   carry (``ops.cpu_s``).
 - A file's size is its **extent**: the highest byte offset the job read or
-  wrote (``offset + size``), or Darshan's ``max_byte_read/written`` + 1.
+  wrote (``offset + size``), or Darshan's ``max_byte_read/written`` + 1;
+  when no offset is known (strace on an inherited descriptor), the bytes
+  moved in the larger direction.
 - Jobs with per-operation records (``ops``) are measured from them; jobs with
   only Darshan counters use ``file_stats`` (POSIX module, else STDIO).
   Darshan's DXT_MPIIO segments repeat DXT_POSIX ones a layer up, so a job
@@ -65,10 +67,10 @@ def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -
     facts = _facts(data, job_id, caller)
     f = facts.files[facts.files["reads"] + facts.files["writes"] > 0]
     if min_file_bytes is not None:
-        f = f[f["data_extent_bytes"] >= min_file_bytes]
+        f = f[f["extent_bytes"] >= min_file_bytes]
     sums = f.groupby("job_id").agg(
         files=("file_id", "count"),
-        data_size_bytes=("data_extent_bytes", "sum"),
+        data_size_bytes=("extent_bytes", "sum"),
         bytes_read=("bytes_read", "sum"),
         bytes_written=("bytes_written", "sum"),
         reads=("reads", "sum"),
@@ -203,11 +205,11 @@ def file_table(
     facts = _facts(store, job_id, "file_table")
     f = facts.files[facts.files["reads"] + facts.files["writes"] > 0]
     if min_file_bytes is not None:
-        f = f[f["data_extent_bytes"] >= min_file_bytes]
+        f = f[f["extent_bytes"] >= min_file_bytes]
     rt = facts.jobs.set_index("job_id")["runtime_s"].reindex(f["job_id"]).to_numpy()
     rt = pd.Series(rt, index=f.index)
     out = f[["job_id", "file_id", "path"]].copy()
-    out["size_bytes"] = f["data_extent_bytes"]
+    out["size_bytes"] = f["extent_bytes"]
     out["bytes_read"], out["bytes_written"] = f["bytes_read"], f["bytes_written"]
     out["io_bytes"] = f["bytes_read"] + f["bytes_written"]
     out["reads"], out["writes"] = f["reads"], f["writes"]

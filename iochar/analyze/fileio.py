@@ -63,10 +63,9 @@ WITH p AS (
 ),
 agg AS (
   SELECT o.job_id, o.file_id, o.op, o.call, o.error IS NULL AS ok,
-         sum(o.size) AS nbytes, count(o.size) AS n, count(*) AS calls,
-         min(o.t_start) AS t0, max(o.t_start) AS t1, max(o.t_end) AS t2,
+         sum(o.size) AS nbytes, count(*) AS n,
+         min(o.t_start) AS t0, max(o.t_end) AS t1,
          max(o."offset" + o.size) AS ext_known,
-         max(coalesce(o."offset", 0) + o.size) AS ext0,
          sum(o.size) FILTER (WHERE o.t_start < p.head_t) AS head,
          sum(o.size) FILTER (WHERE o.t_start >= p.tail_t) AS tail,
          bitstring_agg(least(greatest(floor(o.t_start * p.scale), 0), $nb - 1)::INTEGER,
@@ -75,9 +74,10 @@ agg AS (
   GROUP BY ALL
 ),
 io AS (
-  SELECT *, op IN ('read', 'write') AND ok AND n > 0 AS data,
+  SELECT *, op IN ('read', 'write') AND ok AND nbytes IS NOT NULL AS data,
          bool_or(call = 'DXT_POSIX') OVER (PARTITION BY job_id) AS has_posix
-  FROM agg WHERE (op IN ('read', 'write') AND ok AND n > 0) OR file_id IS NOT NULL
+  FROM agg
+  WHERE (op IN ('read', 'write') AND ok AND nbytes IS NOT NULL) OR file_id IS NOT NULL
 ),
 layer AS (
   SELECT * FROM io WHERE call IS DISTINCT FROM 'DXT_MPIIO' OR NOT has_posix
@@ -87,12 +87,12 @@ SELECT l.job_id, l.file_id, any_value(f.path) AS path,
        coalesce(sum(nbytes) FILTER (WHERE data AND op = 'write'), 0) AS bytes_written,
        coalesce(sum(n) FILTER (WHERE data AND op = 'read'), 0) AS reads,
        coalesce(sum(n) FILTER (WHERE data AND op = 'write'), 0) AS writes,
-       coalesce(sum(calls) FILTER (WHERE NOT data), 0) AS other_calls,
+       coalesce(sum(n) FILTER (WHERE NOT data), 0) AS other_calls,
        min(t0) FILTER (WHERE data AND op = 'read') AS first_read_t,
        max(t1) FILTER (WHERE data AND op = 'read') AS last_read_t,
        min(t0) FILTER (WHERE data AND op = 'write') AS first_write_t,
-       max(t2) FILTER (WHERE data AND op = 'write') AS last_write_t,
-       max(ext_known) FILTER (WHERE data) AS ext_known, max(ext0) FILTER (WHERE data) AS ext0,
+       max(t1) FILTER (WHERE data AND op = 'write') AS last_write_t,
+       max(ext_known) FILTER (WHERE data) AS ext_known,
        coalesce(sum(head) FILTER (WHERE data), 0) AS head_bytes,
        coalesce(sum(tail) FILTER (WHERE data), 0) AS tail_bytes,
        bit_or(bins) FILTER (WHERE data AND op = 'write')::VARCHAR AS wbits
@@ -129,7 +129,7 @@ ORDER BY s.job_id, s.file_id
 _FILE_COLUMNS = [
     "job_id", "file_id", "path", "basis", "span_s", "bytes_read", "bytes_written", "reads",
     "writes", "other_calls", "first_read_t", "last_read_t", "first_write_t", "last_write_t",
-    "extent_bytes", "data_extent_bytes", "head_bytes", "tail_bytes", "head_share", "tail_share",
+    "extent_bytes", "head_bytes", "tail_bytes", "head_share", "tail_share",
     "write_bursts", "burst_interval_s", "burst_cv",
 ]  # fmt: skip
 
@@ -150,11 +150,10 @@ class FileIO:
         (opens, stats, seeks, syncs... counted but moving no data),
         ``first_read_t``,
         ``last_read_t``, ``first_write_t``, ``last_write_t`` (start of the
-        first, start of the last read; start of the first, end of the last
-        write; seconds since job start), ``extent_bytes`` (highest byte
-        offset touched; bytes moved when offsets are unknown) [bytes],
-        ``data_extent_bytes`` (Table 1's file size: unknown offsets taken as
-        0) [bytes], ``head_bytes``, ``tail_bytes`` [bytes] and
+        first and end of the last read, and of the writes; seconds since job
+        start), ``extent_bytes`` (the file's size as the job saw it: highest
+        byte offset read or written; the bytes moved in the larger direction
+        when no offset is known) [bytes], ``head_bytes``, ``tail_bytes`` [bytes] and
         ``head_share``, ``tail_share`` (share of the bytes moved in the
         first and last ``edge`` of the span; estimated for counters),
         ``write_bursts``, ``burst_interval_s`` [s] and ``burst_cv`` (count,
@@ -244,7 +243,6 @@ def file_io(
     ops["extent_bytes"] = ops["ext_known"].where(
         ops["ext_known"].notna(), np.maximum(ops["bytes_read"], ops["bytes_written"])
     )
-    ops["data_extent_bytes"] = ops["ext0"]
     info = jobs.set_index("job_id")
     k = (gap / np.where(jobs["bin_s"] > 0, jobs["bin_s"], 1.0)).astype(np.float64)
     bursts = _bursts_from_bits(
@@ -266,7 +264,6 @@ def file_io(
         stats["extent_bytes"] = stats["ext_known"].where(
             stats["ext_known"] > 0, np.maximum(stats["bytes_read"], stats["bytes_written"])
         )
-        stats["data_extent_bytes"] = stats["extent_bytes"]
         sp = info["span_s"].reindex(stats["job_id"]).to_numpy()
         head_t, tail_t = edge * sp, (1 - edge) * sp
         stats["head_bytes"] = _spread(stats, "read", 0.0, head_t) + _spread(
@@ -283,8 +280,7 @@ def file_io(
     files["span_s"] = info["span_s"].reindex(files["job_id"]).to_numpy()
     for c in ("bytes_read", "bytes_written", "reads", "writes", "other_calls"):
         files[c] = files[c].astype("int64")
-    for c in ("extent_bytes", "data_extent_bytes"):
-        files[c] = files[c].astype("float64").fillna(0).astype("int64")
+    files["extent_bytes"] = files["extent_bytes"].astype("float64").fillna(0).astype("int64")
     moved = (files["bytes_read"] + files["bytes_written"]).astype("float64")
     moved = moved.where(moved > 0)
     files["head_share"] = (files["head_bytes"] / moved).fillna(0.0).clip(0, 1)

@@ -43,7 +43,9 @@ def test_table1_equals_naive_on_ops(loaded):
         assert row.io_bytes == g["size"].sum()
         assert row.ios == len(g)
         assert row.files == g.file_id.nunique()
-        ext = (g["offset"].fillna(0) + g["size"]).groupby(g.file_id).max().sum()
+        known = (g["offset"] + g["size"]).groupby(g.file_id).max()
+        moved = g.pivot_table(index="file_id", columns="op", values="size", aggfunc="sum")
+        ext = known.fillna(moved.max(axis=1)).sum()
         assert row.data_size_bytes == ext
         assert np.isclose(row.bps, g["size"].sum() / jobs.loc[job, "runtime_s"])
         assert np.isclose(row.avg_io_bytes, g["size"].mean())
