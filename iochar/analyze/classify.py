@@ -124,7 +124,8 @@ def classify(
         ``file_id``, ``path``, ``class`` (one of :data:`CLASSES`),
         ``confidence`` in [0, 1], ``reason`` (the evidence in words), and the
         evidence columns ``basis`` (ops, or the Darshan module whose counters
-        were used), ``bytes_read``, ``bytes_written``, ``extent_bytes``,
+        were used), ``bytes_read``, ``bytes_written`` [bytes], ``reads``,
+        ``writes`` (calls), ``extent_bytes`` [bytes],
         ``reread`` and ``rewrite`` (bytes over extent), ``read_after_write``,
         ``head_share`` and ``tail_share`` (share of bytes in the first and
         last ``edge`` of the run; estimated from first/last timestamps for
@@ -161,7 +162,7 @@ def classify(
     f = facts.files[facts.files["file_id"].notna()].copy()
     cols = [
         "job_id", "file_id", "path", "class", "confidence", "reason", "basis", "bytes_read",
-        "bytes_written", "extent_bytes", "reread", "rewrite", "read_after_write",
+        "bytes_written", "reads", "writes", "extent_bytes", "reread", "rewrite", "read_after_write",
         "head_share", "tail_share", "write_bursts", "burst_interval_s", "burst_cv",
         "series", "series_files",
     ]  # fmt: skip
@@ -355,7 +356,7 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
 
 
 def class_breakdown(labels: pd.DataFrame) -> pd.DataFrame:
-    """Share of bytes and of files per class, from a :func:`classify` result.
+    """Share of bytes, of I/O operations and of files per class, from a :func:`classify` result.
 
     Parameters
     ----------
@@ -366,15 +367,18 @@ def class_breakdown(labels: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per class in :data:`CLASSES` order: ``files``, ``bytes``
-        (read + written) [bytes], ``files_share`` and ``bytes_share``.
+        (read + written) [bytes], ``ops`` (read and write calls), and
+        ``files_share``, ``bytes_share`` and ``ops_share``.
     """
-    moved = labels["bytes_read"] + labels["bytes_written"]
     g = (
-        labels.assign(bytes=moved)
+        labels.assign(
+            bytes=labels["bytes_read"] + labels["bytes_written"],
+            ops=labels["reads"] + labels["writes"],
+        )
         .groupby("class")
-        .agg(files=("file_id", "size"), bytes=("bytes", "sum"))
+        .agg(files=("file_id", "size"), bytes=("bytes", "sum"), ops=("ops", "sum"))
     )
     g = g.reindex(list(CLASSES), fill_value=0)
-    g["files_share"] = g["files"] / max(int(g["files"].sum()), 1)
-    g["bytes_share"] = g["bytes"] / max(int(g["bytes"].sum()), 1)
+    for c in ("files", "bytes", "ops"):
+        g[f"{c}_share"] = g[c] / max(int(g[c].sum()), 1)
     return g.reset_index()

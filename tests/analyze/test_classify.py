@@ -96,6 +96,12 @@ def test_class_rate_and_breakdown(store):
     assert list(bd["class"]) == list(CLASSES)
     assert bd.files_share.sum() == pytest.approx(1) and bd.bytes_share.sum() == pytest.approx(1)
     assert bd.set_index("class").loc["staging", "bytes_share"] > 0.8
+    # by operations: every read and write call of the trace, counted once
+    calls = store.sql(
+        "SELECT count(*) FROM ops WHERE op IN ('read', 'write') AND size IS NOT NULL "
+        "AND error IS NULL AND file_id IS NOT NULL"
+    ).fetchall()[0][0]
+    assert bd.ops.sum() == calls and bd.ops_share.sum() == pytest.approx(1)
 
 
 # Darshan-like counters made from a trace: what file_stats holds without DXT
