@@ -6,7 +6,7 @@ Tables 1-2) and sort its files into required, checkpoint and staging I/O by
 facts per (job, file), so :func:`file_io` computes them once:
 
 - from per-operation records (``ops``) in **one aggregation** over the ops
-  (plus a cheap scan for each job's last op end): bytes, calls, first and
+  (plus a scan for the last op's end of jobs loaded without a run time): bytes, calls, first and
   last read and write times, extent, bytes in the run's first and last
   ``edge``, and a bitmap of the time bins holding writes, from which write
   bursts are counted without sorting the ops;
@@ -43,15 +43,14 @@ DEFAULT_BINS = 400
 _MAX_BINS = 4096
 
 _JOBS_SQL = """
-SELECT j.job_id, j.app, j.runtime_s,
-       greatest(coalesce(j.runtime_s, 0), coalesce(o.last_t, 0)) AS span_s
-FROM jobs j
-LEFT JOIN (
-  SELECT job_id, max(t_end) AS last_t FROM ops
-  WHERE $job_id IS NULL OR job_id = $job_id GROUP BY job_id
-) o USING (job_id)
-WHERE $job_id IS NULL OR j.job_id = $job_id
-ORDER BY j.job_id
+SELECT job_id, app, runtime_s FROM jobs
+WHERE $job_id IS NULL OR job_id = $job_id
+ORDER BY job_id
+"""
+
+# only for jobs whose run time was not loaded (e.g. strace without timestamps)
+_LAST_T_SQL = """
+SELECT job_id, max(t_end) AS last_t FROM ops WHERE list_contains($jobs, job_id) GROUP BY job_id
 """
 
 # One aggregation over ops: grouped by op, call and error state rather than
@@ -144,8 +143,9 @@ class FileIO:
         One row per (job, file) the job touched (``file_id`` may be NULL for
         I/O on unknown files; a file with only metadata calls has zero reads
         and writes): ``basis`` (``ops`` or ``file_stats:MODULE``),
-        ``span_s`` (the job's run time: the larger of ``jobs.runtime_s`` and
-        its last op's end [s]), ``bytes_read``,
+        ``span_s`` (the job's run time: ``jobs.runtime_s``, or its last op's
+        end when no run time was loaded [s]; ops past it count in the last
+        burst bin and in the tail), ``bytes_read``,
         ``bytes_written`` [bytes], ``reads``, ``writes``, ``other_calls``
         (opens, stats, seeks, syncs... counted but moving no data),
         ``first_read_t``,
@@ -222,6 +222,14 @@ def file_io(
             "burst_gap_s", caller, "None or a positive number of seconds", burst_gap_s
         )
     jobs = store.sql(_JOBS_SQL, params={"job_id": job_id}).df()
+    rt = jobs["runtime_s"].astype("float64")
+    unknown = jobs.loc[~(rt >= 0), "job_id"].astype("int64").tolist()
+    last = (
+        store.sql(_LAST_T_SQL, params={"jobs": unknown}).df().set_index("job_id")["last_t"]
+        if unknown
+        else pd.Series(dtype="float64")
+    )
+    jobs["span_s"] = rt.where(rt >= 0, last.reindex(jobs["job_id"]).to_numpy()).fillna(0.0)
     span = jobs["span_s"].to_numpy(dtype=np.float64)
     gap = np.maximum(0.01 * span, 1e-3) if burst_gap_s is None else np.full(len(span), burst_gap_s)
     if burst_gap_s is None:
