@@ -52,9 +52,14 @@ that is not a number, an unparseable or non-increasing timestamp, and a last
 line without a newline (file cut short). ``strict=False`` skips and counts
 bad lines (and the reports whose timestamp is bad).
 
-Parsing is vectorized over blocks of lines with numpy (token boundaries from
-byte classes; sysstat's ``%.2f`` numbers decoded digit by digit), with a
-slow exact path only for the rare token of another shape.
+Parsing is vectorized over blocks of lines of about 1 MB (small enough for the
+CPU caches; chunks of about ``chunk_rows`` rows are yielded): one numpy
+``nonzero`` finds every token boundary of a block; one Arrow ``cast`` of the
+block's bytes, viewed as a string array whose elements are its tokens, decodes
+all its numbers (:meth:`_Block.numbers`); timestamps in the usual fixed-width
+formats are decoded with numpy, others with polars. Every value is exactly what
+digit-by-digit decoding of sysstat's ``%.2f`` (:func:`_parse_numbers`, also the
+path for garbage and for other number shapes) gives.
 """
 
 from __future__ import annotations
@@ -68,11 +73,12 @@ from typing import Any, ClassVar
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, iter_line_blocks, open_binary, source_name
+from iochar.load._text import Source, open_binary, source_name
 
 __all__ = ["IostatLoader", "COLUMN_MAP", "CPU_MAP", "JSON_KEYS"]
 
@@ -157,14 +163,71 @@ _TS_FORMATS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^\d{2}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}$"), "%m/%d/%y %H:%M:%S"),
     (re.compile(r"^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}$"), "%d.%m.%Y %H:%M:%S"),
 )
+#: The same formats as fixed-width templates (Y year, y 2-digit year, M month, D day,
+#: h hour, I 12-hour hour, m minute, s second, P AM/PM; other characters literal).
+_TS_TEMPLATES: dict[str, str] = {
+    "%Y-%m-%dT%H:%M:%S": "YYYY-MM-DDThh:mm:ss",
+    "%Y-%m-%d %H:%M:%S": "YYYY-MM-DD hh:mm:ss",
+    "%m/%d/%Y %I:%M:%S %p": "MM/DD/YYYY II:mm:ss PP",
+    "%m/%d/%Y %H:%M:%S": "MM/DD/YYYY hh:mm:ss",
+    "%m/%d/%y %I:%M:%S %p": "MM/DD/yy II:mm:ss PP",
+    "%m/%d/%y %H:%M:%S": "MM/DD/yy hh:mm:ss",
+    "%d.%m.%Y %H:%M:%S": "DD.MM.YYYY hh:mm:ss",
+}
 _MAXINT = 12  # digits before the point decoded on the fast path
+_BLOCK_BYTES = 1 << 20  # parse block: small enough for the CPU caches [bytes]
+_SLOW_RUN = 1024  # tokens: below this, a slice that fails to cast is decoded slowly
+#: byte -> uint16 with bit t moved to bit 2 t (token flags -> flags of tokens and gaps)
+_SPREAD = np.array([sum(((x >> t) & 1) << (2 * t) for t in range(8)) for x in range(256)], "<u2")
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)  # masks of n bytes
 
 # line classes
 _BLANK, _TS, _BANNER_L, _CPUHDR, _CPUVAL, _DEVHDR, _DEV = range(7)
+_BY_FIRST_BYTE = np.full(256, _DEV, np.int8)
+_BY_FIRST_BYTE[48:58] = _TS
+_BY_FIRST_BYTE[[9, 32]] = _CPUVAL
 
 
 def _bad(name: str, line: int | None, expected: str, got: object = None) -> InputError:
     return InputError(name, line, expected, got, kind=KIND)
+
+
+class _NameCodes:
+    """Device names -> dictionary codes, kept from block to block (names are few).
+
+    A name of at most 8 bytes is keyed by those bytes read as one integer
+    (zero-padded; token bytes are never 0, so the key is unique); longer names
+    take the general path, :meth:`_Block.names`.
+    """
+
+    def __init__(self) -> None:
+        self.keys = np.empty(0, np.uint64)  # sorted
+        self.codes = np.empty(0, np.int32)  # dictionary index of each key
+        self.dictionary = pa.array([], pa.string())
+
+    def encode(self, blk: _Block, rows: np.ndarray) -> pa.DictionaryArray:
+        """Names of device lines ``rows`` (increasing) as a dictionary array."""
+        start = blk.starts[rows]  # a device line starts with its name
+        size = blk.te_[blk.first_tok[rows]] - start
+        if not len(start) or size.max() > 8 or start[-1] + 8 > len(blk.b):
+            return blk.names(rows)
+        words = np.ndarray((len(blk.b) - 7,), "<u8", blk.b, 0, (1,))  # 8 bytes from each byte
+        key = words[start] & _LOW_BYTES[size]
+        pos = np.searchsorted(self.keys, key)
+        if not len(self.keys) or (self.keys[np.minimum(pos, len(self.keys) - 1)] != key).any():
+            self._add(np.setdiff1d(key, self.keys))
+            pos = np.searchsorted(self.keys, key)
+        codes = pa.array(self.codes[pos])
+        return pa.DictionaryArray.from_arrays(codes, self.dictionary, safe=False)
+
+    def _add(self, new: np.ndarray) -> None:
+        raw = [int(k).to_bytes(8, "little").rstrip(b"\0") for k in new.tolist()]
+        names = pa.array(raw, pa.binary()).cast(pa.string())  # invalid UTF-8 raises
+        codes = np.arange(len(self.dictionary), len(self.dictionary) + len(raw), dtype=np.int32)
+        self.dictionary = pa.concat_arrays([self.dictionary, names])
+        keys = np.concatenate([self.keys, new])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.codes = keys[order], np.concatenate([self.codes, codes])[order]
 
 
 @dataclass
@@ -184,6 +247,7 @@ class _State:
     meta: dict[str, Any] = field(default_factory=dict)
     first_reports: int = 0
     ignored: set[str] = field(default_factory=set)
+    names: _NameCodes = field(default_factory=_NameCodes)
 
 
 def _prefix_codes(b: np.ndarray, starts: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
@@ -248,22 +312,65 @@ def _parse_numbers(
     return vals, ok
 
 
+class _InForce:
+    """Values set on some lines of a block and in force until the next such line.
+
+    Parameters
+    ----------
+    lines : numpy.ndarray of int
+        The lines that set a value, increasing.
+    values : numpy.ndarray
+        The value each sets.
+    carry
+        The value in force before the first (carried from the previous block).
+    """
+
+    def __init__(self, lines: np.ndarray, values: np.ndarray, carry: Any) -> None:
+        self.lines = lines
+        self.values = np.concatenate(([carry], values)).astype(values.dtype, copy=False)
+
+    @property
+    def last(self) -> Any:
+        """The value in force after the last line."""
+        return self.values[-1]
+
+    def at(self, rows: np.ndarray) -> np.ndarray:
+        """The values in force on lines ``rows``."""
+        return self.values[np.searchsorted(self.lines, rows, side="right")]
+
+
 class _Block:
-    """Lines and tokens of one block, computed once, vectorized."""
+    """Lines and tokens of one block, computed once, vectorized.
+
+    Parameters
+    ----------
+    buf : bytes
+        Whole lines, each ending in a newline.
+
+    Notes
+    -----
+    Tokens are maximal runs of bytes > 32 (space, tab, CR, LF... are <= 32).
+    ``edges`` holds their boundaries in order, start, end, start, end..., so
+    one ``nonzero`` over the block finds them all; ``ts_`` and ``te_`` are
+    views of it (token start, and end exclusive).
+    """
 
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
         b = np.frombuffer(buf, np.uint8)
         self.b = b
-        nl = np.flatnonzero(b == 10)
-        self.starts = np.concatenate(([0], nl[:-1] + 1)).astype(np.int64)
-        self.ends = nl.astype(np.int64)
-        # tokens: maximal runs of bytes > 32 (space, tab, CR, LF are <= 32)
-        nonws = (b > 32).view(np.int8)
-        edge = np.diff(nonws, prepend=np.int8(0), append=np.int8(0))
-        self.ts_ = np.flatnonzero(edge == 1)
-        self.te_ = np.flatnonzero(edge == -1)
-        self.first_tok = np.searchsorted(self.ts_, self.starts)
+        self.ends = np.flatnonzero(b == 10)
+        self.starts = np.empty_like(self.ends)
+        self.starts[:1] = 0
+        self.starts[1:] = self.ends[:-1] + 1
+        word = np.empty(len(b) + 2, bool)
+        word[0] = word[-1] = False
+        np.greater(b, 32, out=word[1:-1])
+        self.edges = np.flatnonzero(word[1:] != word[:-1])
+        self.ts_ = self.edges[0::2]
+        self.te_ = self.edges[1::2]
+        # a token never spans a newline: the edges before a line start come in pairs
+        self.first_tok = np.searchsorted(self.edges, self.starts) >> 1
         self.ntok = np.diff(self.first_tok, append=len(self.ts_))
 
     def line_bytes(self, i: int) -> bytes:
@@ -272,16 +379,166 @@ class _Block:
     def line_text(self, i: int) -> str:
         return self.line_bytes(i).decode("utf-8", "backslashreplace")
 
+    def spans(self, starts: np.ndarray, ends: np.ndarray) -> pa.Array:
+        """Byte ranges ``[starts, ends)`` of the block, every other element of an array.
+
+        Parameters
+        ----------
+        starts, ends : numpy.ndarray of int
+            Increasing, non-overlapping ranges.
+
+        Returns
+        -------
+        pyarrow.Array
+            ``large_binary`` over the block's memory (no copy): element ``2 j``
+            is range ``j``, element ``2 j + 1`` (null) the gap after it.
+        """
+        m = len(starts)
+        offsets = np.empty(2 * m, np.int64)
+        offsets[0::2] = starts
+        offsets[1::2] = ends
+        bits = _SPREAD[np.packbits(np.ones(m, bool), bitorder="little")]
+        buffers = [pa.py_buffer(bits), pa.py_buffer(offsets), pa.py_buffer(self.b)]
+        return pa.Array.from_buffers(pa.large_binary(), max(2 * m - 1, 0), buffers)
+
+    def lines(self, rows: np.ndarray) -> pa.Array:
+        """Lines ``rows`` (increasing; without their newline) as a ``large_binary`` array."""
+        return pc.drop_null(self.spans(self.starts[rows], self.ends[rows]))
+
+    def names(self, rows: np.ndarray) -> pa.DictionaryArray:
+        """First token (device name) of lines ``rows`` (increasing), dictionary-encoded."""
+        fi = self.first_tok[rows]
+        enc = pc.dictionary_encode(self.spans(self.ts_[fi], self.te_[fi]))
+        ind = enc.indices
+        codes = np.frombuffer(ind.buffers()[1], np.int32, len(ind), 4 * ind.offset)[0::2]
+        return pa.DictionaryArray.from_arrays(pa.array(codes), enc.dictionary.cast(pa.string()))
+
+    def numbers(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Decode the tokens where ``mask`` as numbers, all in one pass.
+
+        Parameters
+        ----------
+        mask : numpy.ndarray of bool
+            Which tokens to decode (one flag per token).
+
+        Returns
+        -------
+        values : numpy.ndarray of float64
+            One per token (read-only). Where ``mask``: the number, correctly
+            rounded; 0 if not a number; inf or nan where the text says so
+            (:func:`_parse_numbers` decides about those: see
+            :meth:`IostatLoader._text_block`).
+        bad : numpy.ndarray of bool or None
+            Tokens of ``mask`` that are not numbers; None: none.
+
+        Notes
+        -----
+        The block's bytes become, without a copy, an Arrow string array whose
+        elements alternate between the tokens and the gaps between them (its
+        offsets are ``edges``); only the wanted tokens are valid, and one
+        ``cast`` to float64 (a correctly rounded parser) decodes them. Where
+        the cast fails (garbage), it is narrowed down to slices of
+        ``_SLOW_RUN`` tokens, which :func:`_parse_numbers` decodes.
+        """
+        n = len(self.ts_)
+        if n == 0 or not mask.any():
+            return np.zeros(n), None
+        # token i is element 2 i + par; element 0 starts at offset 0
+        par = int(self.edges[0] != 0)
+        offsets = np.concatenate(([0], self.edges)) if par else self.edges
+        bits = _SPREAD[np.packbits(mask, bitorder="little")] << par
+        arr = pa.Array.from_buffers(
+            pa.large_string(),
+            len(offsets) - 1,
+            [pa.py_buffer(bits), pa.py_buffer(offsets), pa.py_buffer(self.b)],
+        )
+        values = None
+        slow = []  # (lo, hi) token slices that failed to cast
+        pieces = [(0, n)]
+        while pieces:
+            lo, hi = pieces.pop()
+            try:
+                out = pc.cast(arr.slice(2 * lo + par, 2 * (hi - lo) - 1), pa.float64())
+            except pa.ArrowInvalid:  # garbage somewhere: narrow it down, then decode slowly
+                if values is None:
+                    values = np.zeros(n)
+                if hi - lo <= _SLOW_RUN:
+                    slow.append((lo, hi))
+                else:
+                    mid = (lo + hi) // 2
+                    pieces += [(lo, mid), (mid, hi)]
+                continue
+            got = np.frombuffer(out.buffers()[1], np.float64, 2 * (hi - lo) - 1, 8 * out.offset)
+            if values is None:  # the whole block at once: keep Arrow's buffer
+                values = got[0::2]
+            else:
+                values[lo:hi] = got[0::2]
+        if not slow:
+            return values, None
+        idx = np.concatenate([lo + np.flatnonzero(mask[lo:hi]) for lo, hi in slow])
+        values[idx], ok = _parse_numbers(self.b, self.ts_[idx], self.te_[idx], self.buf)
+        bad = np.zeros(n, bool)
+        bad[idx] = ~ok
+        return values, bad
+
+
+def _as_digit_by_digit(mat: np.ndarray, tok: np.ndarray, blk: _Block) -> None:
+    """Give ``%.2f`` numbers the value :func:`_parse_numbers` gives them (in place).
+
+    It decodes ``digits.dd`` (at most 12 digits before the point) as
+    ``int + dd / 100``, which can differ in the last bit from the correctly
+    rounded value ``v``: for 43 of the 1,500 decimals 1.00 to 15.99, and for
+    none above (there the exact sum is at least 1/50 of a unit in the last
+    place from a rounding midpoint, farther than ``dd / 100`` is off). For
+    such a token, ``floor(v)`` is the integer part and ``rint((v - floor(v))
+    × 100)`` the two decimals, so the digit-by-digit value is recomputed from
+    ``v`` for values in (1, 16) and, where it differs, used if the token has
+    that shape.
+
+    Parameters
+    ----------
+    mat : numpy.ndarray of float64
+        Finite values, decoded correctly rounded (rows × columns).
+    tok : numpy.ndarray of int
+        Token index of each row's first value; the row's others follow it.
+    blk : _Block
+        The block the tokens are in.
+    """
+    flat = mat.reshape(-1)
+    # 1 < v < 16 from the bits: positive doubles order as their bit patterns
+    bits = flat.view(np.uint64) - np.uint64(0x3FF0000000000001)
+    at = np.flatnonzero(bits < np.uint64(0x4030000000000000 - 0x3FF0000000000001))
+    if not len(at):
+        return
+    v = flat[at]
+    whole = np.floor(v)
+    digit_by_digit = whole + np.rint((v - whole) * 100.0) / 100.0
+    differ = digit_by_digit != v
+    if not differ.any():
+        return
+    at, digit_by_digit = at[differ], digit_by_digit[differ]
+    t = tok[at // mat.shape[1]] + at % mat.shape[1]
+    b, s, e = blk.b, blk.ts_[t], blk.te_[t]
+    shape = (
+        (e - s >= 4)
+        & (e - s - 3 <= _MAXINT)
+        & (b[s] - np.uint8(48) < 10)  # no sign: then all before the point are digits
+        & (b[e - 3] == 46)
+        & (b[e - 2] - np.uint8(48) < 10)
+        & (b[e - 1] - np.uint8(48) < 10)
+    )
+    flat[at[shape]] = digit_by_digit[shape]
+
 
 def _classify(blk: _Block) -> np.ndarray:
     b, st, en = blk.b, blk.starts, blk.ends
     n = len(st)
-    cls = np.full(n, _DEV, np.int8)
     if n == 0:
-        return cls
+        return np.full(n, _DEV, np.int8)
     fb = b[st]  # an empty line's "first byte" is its newline
+    # digit: a timestamp; white space (and tokens): CPU values; else a device line
+    cls = _BY_FIRST_BYTE[fb]
     cls[blk.ntok == 0] = _BLANK
-    cls[(fb >= 48) & (fb <= 57)] = _TS
     # the few lines that may be banners or headers: compare their first 8 bytes
     cand = np.flatnonzero((fb == 76) | (fb == 97) | (fb == 68))  # L, a, D
     if len(cand):
@@ -290,8 +547,6 @@ def _classify(blk: _Block) -> np.ndarray:
         cls[cand[_as_bytes_rows(p, b"avg-cpu:")]] = _CPUHDR
         dev = _as_bytes_rows(p, b"Device") & ((p[:, 6] == 58) | (p[:, 6] == 32) | (p[:, 6] == 9))
         cls[cand[dev]] = _DEVHDR
-    # a line that starts with white space and has tokens: CPU values
-    cls[((fb == 32) | (fb == 9)) & (blk.ntok > 0)] = _CPUVAL
     return cls
 
 
@@ -302,9 +557,141 @@ def _detect_format(text: str) -> str | None:
     return None
 
 
-def _parse_ts(texts: list[str], fmt: str) -> np.ndarray:
+def _ts_lines(blk: _Block, rows: np.ndarray, fmt: str) -> np.ndarray:
+    """Timestamps of lines ``rows`` [us since epoch, UTC], -1 where unparseable.
+
+    Lines that all match ``fmt``'s template exactly, with in-range fields,
+    are decoded with numpy; otherwise :func:`_parse_ts` (polars) decides.
+    """
+    fast = _ts_template(blk, rows, _TEMPLATES.get(fmt))
+    return fast if fast is not None else _parse_ts(_ts_texts(blk, rows), fmt)
+
+
+@dataclass(frozen=True)
+class _Template:
+    """Where the literals and the digits of each field are in a timestamp template."""
+
+    width: int
+    literal_at: np.ndarray  # positions of literal characters
+    literal: np.ndarray  # their bytes
+    digit_at: np.ndarray  # positions of digits
+    weights: np.ndarray  # digits @ weights: the fields Y y M D h I m s
+    ampm_at: int  # position of AM/PM, -1: none
+    short_year: bool  # %y rather than %Y
+
+    @classmethod
+    def of(cls, template: str) -> _Template:
+        """Parse a :data:`_TS_TEMPLATES` value."""
+        fields = "YyMDhIms"
+        digit_at = [i for i, c in enumerate(template) if c in fields]
+        weights = np.zeros((len(digit_at), len(fields)), np.int64)
+        for k, i in enumerate(digit_at):
+            run_end = i
+            while run_end + 1 < len(template) and template[run_end + 1] == template[i]:
+                run_end += 1
+            weights[k, fields.index(template[i])] = 10 ** (run_end - i)
+        literal_at = [i for i, c in enumerate(template) if c not in fields + "P"]
+        return cls(
+            width=len(template),
+            literal_at=np.array(literal_at),
+            literal=np.frombuffer(template.encode(), np.uint8)[literal_at],
+            digit_at=np.array(digit_at),
+            weights=weights,
+            ampm_at=template.find("P"),
+            short_year="y" in template,
+        )
+
+
+_TEMPLATES = {fmt: _Template.of(t) for fmt, t in _TS_TEMPLATES.items()}
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+
+
+def _ts_template(blk: _Block, rows: np.ndarray, tpl: _Template | None) -> np.ndarray | None:
+    """Timestamps of lines ``rows`` that all match template ``tpl`` exactly, else None.
+
+    Only canonical text is accepted: every field its full width of digits,
+    month, day, hour, minute and second in range (second < 60: polars reads 60
+    as the next minute), year 1900-2999 (``%y``: 00-69 are 2000-2069, as
+    chrono reads them), AM/PM in capitals. For such text polars gives the
+    same instant.
+
+    Parameters
+    ----------
+    blk : _Block
+        The block.
+    rows : numpy.ndarray of int
+        Timestamp lines.
+    tpl : _Template or None
+        The format's template; None: no fast path.
+
+    Returns
+    -------
+    numpy.ndarray of int64 or None
+        [us since epoch], or None: let polars parse them.
+    """
+    if tpl is None:
+        return None
+    starts = blk.starts[rows]
+    if not (blk.ends[rows] - starts == tpl.width).all():
+        return None
+    text = blk.b[starts[:, None] + np.arange(tpl.width)]
+    digits = text[:, tpl.digit_at] - np.uint8(48)
+    if not (text[:, tpl.literal_at] == tpl.literal).all() or (digits >= 10).any():
+        return None
+    year4, year2, month, day, hour, hour12, minute, sec = (digits @ tpl.weights).T
+    year = year2 + np.where(year2 < 70, 2000, 1900) if tpl.short_year else year4
+    ok = (month >= 1) & (month <= 12) & (day >= 1) & (minute <= 59) & (sec <= 59)
+    if tpl.ampm_at >= 0:
+        ampm = text[:, tpl.ampm_at]
+        ok &= (hour12 >= 1) & (hour12 <= 12) & (text[:, tpl.ampm_at + 1] == 77)  # M
+        ok &= (ampm == 65) | (ampm == 80)  # A, P
+        hour = hour12 % 12 + (ampm == 80) * 12
+    else:
+        ok &= hour <= 23
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    ok &= (year >= 1900) & (year <= 2999)
+    ok &= day <= _MONTH_DAYS[np.clip(month, 0, 12)] + (leap & (month == 2))
+    if not ok.all():
+        return None
+    # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + np.where(month > 2, -3, 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    return (days * 86400 + hour * 3600 + minute * 60 + sec) * 1_000_000
+
+
+def _ts_texts(blk: _Block, rows: np.ndarray) -> pl.Series:
+    """Timestamp lines ``rows`` as text: ASCII (others replaced), white space stripped.
+
+    Parameters
+    ----------
+    blk : _Block
+        The block.
+    rows : numpy.ndarray of int
+        Line indices.
+
+    Returns
+    -------
+    polars.Series
+        Strings, as ``line.decode("ascii", "replace").strip()`` gives them.
+    """
+    arr = blk.lines(rows)
+    data = np.frombuffer(arr.buffers()[2] or b"", np.uint8)
+    # polars strips what Python strips, but for the separators \x1c-\x1f
+    if len(data) and ((data >= 128) | ((data >= 28) & (data <= 31))).any():
+        texts = [raw.decode("ascii", "replace").strip() for raw in arr.to_pylist()]
+        return pl.Series(texts, dtype=pl.String)
+    texts = pl.Series(arr.cast(pa.large_string()))
+    if (blk.b[blk.ends[rows] - 1] > 32).all():  # they start with a digit: nothing to strip
+        return texts
+    return texts.str.strip_chars()
+
+
+def _parse_ts(texts: pl.Series | list[str], fmt: str) -> np.ndarray:
     """Timestamps [us since epoch, UTC], -1 where unparseable."""
-    s = pl.Series(texts, dtype=pl.String)
+    s = texts if isinstance(texts, pl.Series) else pl.Series(texts, dtype=pl.String)
     if "%z" in fmt:
         dt = s.str.strptime(pl.Datetime("us", "UTC"), fmt, strict=False).dt.replace_time_zone(None)
     else:
@@ -351,10 +738,14 @@ class IostatLoader:
     def _parse_text(self, fh, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
         st = _State()
         skips = None if strict else SkipLog()
-        block_bytes = int(min(64 << 20, max(1 << 16, chunk_rows * 16)))
+        # parse in cache-sized blocks; yield about chunk_rows rows at a time
+        block_bytes = int(min(_BLOCK_BYTES, max(1 << 16, chunk_rows * 16)))
         any_line = False
-        for first_line, block, complete in iter_line_blocks(fh, block_bytes):
-            if not complete:
+        first_line = 1
+        pending: list[pa.Table] = []
+        rows = 0
+        for block in _line_blocks(fh, block_bytes):
+            if not block.endswith(b"\n"):  # the last line, cut short
                 last_line = first_line + block.count(b"\n")
                 if strict:
                     raise _bad(
@@ -368,9 +759,17 @@ class IostatLoader:
                 if not block:
                     continue
             any_line = True
-            tables = self._text_block(block, first_line, st, name, skips)
-            if tables is not None:
-                yield Parsed(tables={"counters": tables}, skips=skips)
+            blk = _Block(block)
+            table = self._text_block(blk, first_line, st, name, skips)
+            first_line += len(blk.ends)
+            if table is not None:
+                pending.append(table)
+                rows += table.num_rows
+                if rows >= chunk_rows:
+                    yield Parsed(tables={"counters": _concat(pending)}, skips=skips)
+                    pending, rows = [], 0
+        if pending:
+            yield Parsed(tables={"counters": _concat(pending)}, skips=skips)
         if not any_line or not st.seen_banner:
             raise _bad(name, 1 if any_line else None, "iostat output starting with 'Linux ...'")
         meta = dict(st.meta)
@@ -387,9 +786,8 @@ class IostatLoader:
         yield Parsed(meta=meta, skips=skips, warnings=warnings)
 
     def _text_block(
-        self, buf: bytes, first_line: int, st: _State, name: str, skips: SkipLog | None
+        self, blk: _Block, first_line: int, st: _State, name: str, skips: SkipLog | None
     ) -> pa.Table | None:
-        blk = _Block(buf)
         cls = _classify(blk)
         n = len(cls)
         if not st.seen_banner:
@@ -418,13 +816,12 @@ class IostatLoader:
         for i in np.flatnonzero(cpu_after & (cls != _CPUVAL) & (cls != _DEV)).tolist():
             problems.append((i, "the avg-cpu values line", None))
         cls[cpu_after & (cls == _DEV)] = _CPUVAL  # validated by field counts below
-        idx_all = np.arange(n)
 
         # Device / avg-cpu header layouts -> ids (layouts are few; lines are not)
-        hdr_id = self._layouts(blk, cls == _DEVHDR, st.dev_layouts, st.header_id)
-        st.header_id = int(hdr_id[-1]) if n else st.header_id
-        cpu_id = self._layouts(blk, cls == _CPUHDR, st.cpu_layouts, st.cpu_id)
-        st.cpu_id = int(cpu_id[-1]) if n else st.cpu_id
+        dev_layout = self._layouts(blk, cls == _DEVHDR, st.dev_layouts, st.header_id)
+        st.header_id = int(dev_layout.last)
+        cpu_layout = self._layouts(blk, cls == _CPUHDR, st.cpu_layouts, st.cpu_id)
+        st.cpu_id = int(cpu_layout.last)
 
         # banners (few) and report timestamps
         ban = np.flatnonzero(cls == _BANNER_L)
@@ -440,15 +837,12 @@ class IostatLoader:
         if len(ban):
             st.seen_banner = True
         ts_lines = np.flatnonzero(cls == _TS)
-        texts = [
-            buf[a:b].decode("ascii", "replace").strip()
-            for a, b in zip(blk.starts[ts_lines].tolist(), blk.ends[ts_lines].tolist(), strict=True)
-        ]
-        if texts and st.ts_format is None:
-            st.ts_format = _detect_format(texts[0])
+        if len(ts_lines) and st.ts_format is None:
+            first = _ts_texts(blk, ts_lines[:1])[0]
+            st.ts_format = _detect_format(first)
             if st.ts_format is None:
-                raise _bad(name, first_line + int(ts_lines[0]), "an iostat -t timestamp", texts[0])
-        t = _parse_ts(texts, st.ts_format) if texts else np.empty(0, np.int64)
+                raise _bad(name, first_line + int(ts_lines[0]), "an iostat -t timestamp", first)
+        t = _ts_lines(blk, ts_lines, st.ts_format) if len(ts_lines) else np.empty(0, np.int64)
         # previous report time within the same run (a banner starts a run)
         run_of_ts = np.searchsorted(ban, ts_lines)  # banners before each ts line
         prev = np.empty(len(t), np.int64)
@@ -476,24 +870,18 @@ class IostatLoader:
         prev_ok = np.r_[st.cur_ts is not None and st.cur_ok_t, ok_t[:-1]] if len(t) else ok_t
         iv = np.where(ok_t & (prev >= 0) & prev_ok, (t - prev) / 1e6, np.nan)
         st.first_reports += int(np.sum(ok_t & (prev < 0)))
-        # forward-fill the report (or banner) each line belongs to
-        ev = np.full(n, -1, np.int64)
-        ev[ts_lines] = np.arange(len(ts_lines))
-        ev[ban] = -2 - np.arange(len(ban))  # banners: no report until the next ts
-        last = np.maximum.accumulate(np.where(ev != -1, idx_all, -1)) if n else ev
-        has = last >= 0
-        k_of = np.where(has, ev[np.maximum(last, 0)], -1)
-        rep_ok = np.zeros(n, bool)
-        rep_iv = np.full(n, np.nan)
-        rep_ts = np.full(n, -1, np.int64)
-        in_rep = k_of >= 0
-        rep_ok[in_rep] = True
-        rep_iv[in_rep] = iv[k_of[in_rep]]
-        rep_ts[in_rep] = t[k_of[in_rep]]
-        carry = ~has  # lines before any event in this block: the carried report
-        rep_ok[carry] = st.cur_ts is not None
-        rep_iv[carry] = st.cur_iv
-        rep_ts[carry] = st.cur_ts if st.cur_ts is not None else -1
+        # the report a line belongs to: the last timestamp (or banner: none) before it;
+        # before any in this block, the carried one. Per report: in one, ts, interval.
+        ev_lines = np.concatenate((ts_lines, ban))
+        order = np.argsort(ev_lines, kind="stable")
+        report = _InForce(
+            ev_lines[order],
+            np.concatenate((np.arange(len(t)), np.full(len(ban), len(t))))[order],
+            len(t) + 1,
+        )
+        rep_ok = np.concatenate((np.ones(len(t), bool), [False, st.cur_ts is not None]))
+        rep_ts = np.concatenate((t, [-1, st.cur_ts if st.cur_ts is not None else -1]))
+        rep_iv = np.concatenate((iv, [np.nan, st.cur_iv]))
         # state for the next block
         if len(ban) and (not len(ts_lines) or ban[-1] > ts_lines[-1]):
             st.cur_ts, st.cur_iv, st.cur_ok_t = None, np.nan, False
@@ -508,17 +896,20 @@ class IostatLoader:
         # device and cpu lines: structure checks
         dev = np.flatnonzero(cls == _DEV)
         cpu = np.flatnonzero(cls == _CPUVAL)
-        for i in dev[~rep_ok[dev]].tolist():
+        dev_rep, cpu_rep = report.at(dev), report.at(cpu)
+        dev_lay, cpu_lay = dev_layout.at(dev), cpu_layout.at(cpu)
+        in_rep = rep_ok[dev_rep]
+        for i in dev[~in_rep].tolist():
             problems.append((i, "a timestamp line (iostat -t) before device lines", None))
-        for i in dev[rep_ok[dev] & (hdr_id[dev] < 0)].tolist():
+        for i in dev[in_rep & (dev_lay < 0)].tolist():
             problems.append((i, "a 'Device' header line before device lines", None))
         dev_len = np.array([len(h) + 1 for h in st.dev_layouts] + [0], np.int64)
-        want = dev_len[hdr_id[dev]]
-        wrong = (blk.ntok[dev] != want) & (hdr_id[dev] >= 0)
+        want = dev_len[dev_lay]
+        wrong = (blk.ntok[dev] != want) & (dev_lay >= 0)
         for i, w in zip(dev[wrong].tolist(), want[wrong].tolist(), strict=True):
             problems.append((i, f"{w} fields as in the Device header", None))
         cpu_len = np.array([len(h) for h in st.cpu_layouts] + [0], np.int64)
-        wantc = cpu_len[cpu_id[cpu]]
+        wantc = cpu_len[cpu_lay]
         wrong = blk.ntok[cpu] != wantc
         for i, w in zip(cpu[wrong].tolist(), wantc[wrong].tolist(), strict=True):
             problems.append((i, f"{w} avg-cpu values", None))
@@ -526,22 +917,48 @@ class IostatLoader:
         for i, _, _ in problems:
             drop[i] = True
 
-        # numbers, one matrix per layout
-        groups = []  # (rows, layout id, is_cpu, values, ok)
-        for rows_all, ids, lay, off, is_cpu in (
-            (dev, hdr_id, st.dev_layouts, 1, False),
-            (cpu, cpu_id, st.cpu_layouts, 0, True),
+        # numbers: every numeric field of the block in one pass, then a matrix per layout
+        specs = []  # (rows, their report, layout id, is_cpu, token mask, columns, 1st token)
+        tok_mask = np.zeros(len(blk.ts_), bool)
+        for rows_all, rep_all, lay_all, layouts, is_cpu in (
+            (dev, dev_rep, dev_lay, st.dev_layouts, False),
+            (cpu, cpu_rep, cpu_lay, st.cpu_layouts, True),
         ):
-            rows_all = rows_all[~drop[rows_all]]
-            for h in np.unique(ids[rows_all]).tolist():
-                rows = rows_all[ids[rows_all] == h]
-                ncol = len(lay[h])
-                tok = (blk.first_tok[rows] + off)[:, None] + np.arange(ncol)[None, :]
-                vals, ok = _parse_numbers(blk.b, blk.ts_[tok.ravel()], blk.te_[tok.ravel()], buf)
-                ok = ok.reshape(len(rows), ncol).all(axis=1)
-                for i in rows[~ok].tolist():
-                    problems.append((i, "numbers after the device name", None))
-                groups.append((rows, h, is_cpu, vals.reshape(len(rows), ncol), ok))
+            if problems:
+                kept = ~drop[rows_all]
+                rows_all, rep_all, lay_all = rows_all[kept], rep_all[kept], lay_all[kept]
+            one = len(lay_all) and (lay_all == lay_all[0]).all()
+            for h in [int(lay_all[0])] if one else np.unique(lay_all).tolist():
+                sel = lay_all == h
+                rows, rep = (rows_all, rep_all) if one else (rows_all[sel], rep_all[sel])
+                # kept lines have exactly their layout's field count: all their tokens
+                # but the device name are numbers
+                line = np.zeros(n, bool)
+                line[rows] = True
+                tm = np.repeat(line, blk.ntok)
+                if not is_cpu:
+                    tm[blk.first_tok[rows]] = False
+                tok_mask |= tm
+                tok0 = blk.first_tok[rows] + (not is_cpu)
+                specs.append((rows, rep, h, is_cpu, tm, len(layouts[h]), tok0))
+        values, bad = blk.numbers(tok_mask)
+        groups = []  # (rows, their report, layout id, is_cpu, values (rows × columns), ok)
+        for rows, rep, h, is_cpu, tm, ncol, tok0 in specs:
+            shape = (len(rows), ncol)
+            mat = values[tm].reshape(shape)
+            good = None if bad is None else ~bad[tm].reshape(shape)
+            finite = np.isfinite(mat)
+            if not finite.all():  # inf, nan, 1e999: the exact decoder rejects them
+                at = np.flatnonzero(~finite)
+                t = tok0[at // ncol] + at % ncol
+                vals, ok = _parse_numbers(blk.b, blk.ts_[t], blk.te_[t], blk.buf)
+                good = np.ones(shape, bool) if good is None else good
+                mat.reshape(-1)[at], good.reshape(-1)[at] = vals, ok
+            _as_digit_by_digit(mat, tok0, blk)
+            ok = np.ones(len(rows), bool) if good is None else good.all(axis=1)
+            for i in rows[~ok].tolist():
+                problems.append((i, "numbers after the device name", None))
+            groups.append((rows, rep, h, is_cpu, mat, ok))
         if problems:
             problems.sort()
             if skips is None:
@@ -550,55 +967,40 @@ class IostatLoader:
             for i, exp, _ in problems:
                 skips.add(first_line + i, f"expected {exp}")
         out = []
-        for rows, h, is_cpu, mat, ok in groups:
-            keep = ok & ~np.isnan(rep_iv[rows])
+        for rows, rep, h, is_cpu, mat, ok in groups:
+            keep = ok & ~np.isnan(rep_iv[rep])
             if not keep.any():
                 continue
-            rows, mat = rows[keep], mat[keep]
+            if not keep.all():
+                rows, rep, mat = rows[keep], rep[keep], mat[keep]
             if is_cpu:
                 names = pa.DictionaryArray.from_arrays(
-                    pa.array(np.zeros(len(rows), np.int32)), pa.array(["cpu"])
+                    _zeros_i32(len(rows)), pa.array(["cpu"]), safe=False
                 )
                 cols = st.cpu_layouts[h]
             else:
-                fi = blk.first_tok[rows]
-                names = _names(buf, blk.ts_[fi], blk.te_[fi])
+                names = st.names.encode(blk, rows)
                 cols = st.dev_layouts[h]
-            out.append(self._emit(names, rep_ts[rows], rep_iv[rows], mat, cols, st, is_cpu))
-        if not out:
-            return None
-        return pa.concat_tables(out) if len(out) > 1 else out[0]
+            out.append(self._emit(names, rep_ts[rep], rep_iv[rep], mat, cols, st, is_cpu))
+        return _concat(out) if out else None
 
     @staticmethod
-    def _layouts(blk: _Block, mask: np.ndarray, layouts: list[list[str]], carry: int) -> np.ndarray:
-        """Layout id in force on each line (forward-filled from header lines; -1: none)."""
+    def _layouts(blk: _Block, mask: np.ndarray, layouts: list[list[str]], carry: int) -> _InForce:
+        """Layout id in force on each line (set by header lines; -1: none)."""
         lines = np.flatnonzero(mask)
-        ids = np.empty(len(lines), np.int64)
         index = {" ".join(h): k for k, h in enumerate(layouts)}
-        seen: dict[bytes, int] = {}
-        buf = blk.buf
-        pairs = zip(blk.starts[lines].tolist(), blk.ends[lines].tolist(), strict=True)
-        raws = [buf[a:b] for a, b in pairs]
-        for k, raw in enumerate(raws):
-            got = seen.get(raw)
+        enc = pc.dictionary_encode(blk.lines(lines))
+        lay = []  # layout id of each distinct header line, in order of appearance
+        for raw in enc.dictionary.to_pylist():
+            cols = raw.decode("utf-8", "replace").split()[1:]
+            got = index.get(" ".join(cols))
             if got is None:
-                cols = raw.decode("utf-8", "replace").split()[1:]
-                got = index.get(" ".join(cols))
-                if got is None:
-                    got = len(layouts)
-                    layouts.append(cols)
-                    index[" ".join(cols)] = got
-                seen[raw] = got
-            ids[k] = got
-        n = len(mask)
-        pos = np.where(mask, np.arange(n), -1)
-        last = np.maximum.accumulate(pos) if n else pos
-        out = np.full(n, carry, np.int64)
-        has = last >= 0
-        lid = np.full(n, -1, np.int64)
-        lid[lines] = ids
-        out[has] = lid[last[has]]
-        return out
+                got = len(layouts)
+                layouts.append(cols)
+                index[" ".join(cols)] = got
+            lay.append(got)
+        ids = np.asarray(lay, np.int64)[enc.indices.to_numpy()] if lay else np.empty(0, np.int64)
+        return _InForce(lines, ids, carry)
 
     @staticmethod
     def _emit(
@@ -610,15 +1012,38 @@ class IostatLoader:
         st: _State,
         cpu: bool,
     ) -> pa.Table:
-        """Long-format counters rows for a (rows × columns) matrix of one layout."""
-        metrics, parts = [], []
+        """Long-format counters rows for a (rows × columns) matrix of one layout.
+
+        Parameters
+        ----------
+        names : pyarrow.Array
+            Target of each row (strings, or a dictionary array).
+        ts_us : numpy.ndarray of int64
+            Interval end of each row. [us since the epoch]
+        iv : numpy.ndarray of float64
+            Interval of each row. [s]
+        mat : numpy.ndarray of float64
+            The values as printed, one column per name in ``cols``.
+        cols : list of str
+            Column names (``COLUMN_MAP`` or ``CPU_MAP`` keys; others are ignored).
+        st : _State
+            Collects the ignored column names.
+        cpu : bool
+            ``avg-cpu`` values rather than device columns.
+
+        Returns
+        -------
+        pyarrow.Table
+            ``counters`` rows, metric by metric.
+        """
+        metrics, picks = [], []
         for j, c in enumerate(cols):
             if cpu:
                 m = CPU_MAP.get(c)
                 if m is None:
                     st.ignored.add(c)
                     continue
-                parts.append(mat[:, j])
+                picks.append((j, None))
             else:
                 spec = COLUMN_MAP.get(c)
                 if spec is None:
@@ -626,28 +1051,51 @@ class IostatLoader:
                         st.ignored.add(c)
                     continue
                 m, scale, rate = spec
-                parts.append(mat[:, j] * (scale * iv if rate else scale))
+                picks.append((j, (scale, rate)))
             metrics.append(m)
         k, r = len(metrics), len(names)
+        # output columns live in Arrow's memory pool, which reuses freed pages: fresh
+        # memory costs a page fault per 4 kB, more than writing it
+        cols8, cols4 = _pool_arrays((k, r), 3, 2)
+        (value, value_buf), (ts, ts_buf), (interval, interval_buf) = cols8
+        (target_codes, target_buf), (metric_codes, metric_buf) = cols4
+        ts = ts.view(np.int64)
+        factors: dict[float, np.ndarray] = {}  # scale × interval, once per scale
+        for q, (j, spec) in enumerate(picks):
+            if spec is None:
+                value[q] = mat[:, j]
+            elif spec[1]:
+                f = factors.get(spec[0])
+                if f is None:
+                    f = factors[spec[0]] = spec[0] * iv
+                np.multiply(mat[:, j], f, out=value[q])
+            else:
+                np.multiply(mat[:, j], spec[0], out=value[q])
         enc = names.dictionary_encode() if not isinstance(names, pa.DictionaryArray) else names
-        target = pa.DictionaryArray.from_arrays(
-            pa.array(np.tile(enc.indices.to_numpy(zero_copy_only=False), k).astype(np.int32)),
-            enc.dictionary,
-        )
-        metric = pa.DictionaryArray.from_arrays(
-            pa.array(np.repeat(np.arange(k, dtype=np.int32), r)), pa.array(metrics, pa.string())
-        )
-        quality = pa.DictionaryArray.from_arrays(
-            pa.array(np.zeros(k * r, np.int32)), pa.array(["ok"], pa.string())
-        )
+        target_codes[:] = enc.indices.to_numpy(zero_copy_only=False)
+        metric_codes[:] = np.arange(k, dtype=np.int32)[:, None]
+        ts[:] = ts_us
+        interval[:] = iv
+        n = k * r
+        # the codes are in range by construction: no validation pass over them
         return pa.table(
             {
-                "target": target,
-                "metric": metric,
-                "ts": pa.array(np.tile(ts_us, k).astype("datetime64[us]")),
-                "interval_s": pa.array(np.tile(iv, k)),
-                "value": pa.array(np.concatenate(parts) if parts else np.empty(0)),
-                "quality": quality,
+                "target": pa.DictionaryArray.from_arrays(
+                    pa.Array.from_buffers(pa.int32(), n, [None, target_buf]),
+                    enc.dictionary,
+                    safe=False,
+                ),
+                "metric": pa.DictionaryArray.from_arrays(
+                    pa.Array.from_buffers(pa.int32(), n, [None, metric_buf]),
+                    pa.array(metrics, pa.string()),
+                    safe=False,
+                ),
+                "ts": pa.Array.from_buffers(pa.timestamp("us"), n, [None, ts_buf]),
+                "interval_s": pa.Array.from_buffers(pa.float64(), n, [None, interval_buf]),
+                "value": pa.Array.from_buffers(pa.float64(), n, [None, value_buf]),
+                "quality": pa.DictionaryArray.from_arrays(
+                    _zeros_i32(n), pa.array(["ok"], pa.string()), safe=False
+                ),
             }
         )
 
@@ -752,16 +1200,81 @@ class IostatLoader:
         yield Parsed(tables=tables, meta=meta, skips=skips)
 
 
-def _names(buf: bytes, s: np.ndarray, e: np.ndarray) -> pa.Array:
-    """Device names ``buf[s:e]`` as a string array, built from offsets without a loop."""
-    lens = (e - s).astype(np.int64)
-    offsets = np.concatenate(([0], np.cumsum(lens))).astype(np.int32)
-    idx = np.repeat(s - offsets[:-1], lens) + np.arange(int(offsets[-1]))
-    data = np.frombuffer(buf, np.uint8)[idx]
-    arr = pa.Array.from_buffers(
-        pa.binary(), len(s), [None, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())]
-    )
-    return arr.cast(pa.string())
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+def _line_blocks(fh, block_bytes: int) -> Iterator[bytes]:
+    """Blocks of whole lines read from ``fh``; only the last may lack its newline.
+
+    As :func:`iochar.load._text.iter_line_blocks`, but with at most one copy of
+    a block and no line counting (the parser counts its lines anyway).
+
+    Parameters
+    ----------
+    fh : binary stream
+        The input.
+    block_bytes : int
+        Bytes read at a time; a block is that, less the partial last line,
+        plus the previous block's partial last line. [bytes]
+
+    Yields
+    ------
+    bytes
+        A block.
+    """
+    carry = b""
+    while True:
+        data = fh.read(block_bytes)
+        if not data:
+            if carry:
+                yield carry
+            return
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            carry += data
+            continue
+        if carry:
+            block = b"".join((carry, memoryview(data)[: cut + 1]))
+        else:
+            block = data if cut == len(data) - 1 else data[: cut + 1]
+        carry = data[cut + 1 :]
+        yield block
+
+
+def _pool_arrays(
+    shape: tuple[int, int], n8: int, n4: int
+) -> tuple[list[tuple[np.ndarray, pa.Buffer]], list[tuple[np.ndarray, pa.Buffer]]]:
+    """Uninitialized 8-byte and 4-byte arrays of ``shape``, one allocation in Arrow's pool.
+
+    Returns
+    -------
+    list of (numpy.ndarray, pyarrow.Buffer)
+        ``n8`` float64 arrays (view as another 8-byte type at will) and their buffers.
+    list of (numpy.ndarray, pyarrow.Buffer)
+        ``n4`` int32 arrays and their buffers.
+    """
+    size = shape[0] * shape[1]
+    step8, step4 = -(-8 * size // 64) * 64, -(-4 * size // 64) * 64  # 64-byte aligned
+    buf = pa.allocate_buffer(n8 * step8 + n4 * step4)
+    mem = np.frombuffer(buf, np.uint8)  # writable; the slices of buf are not
+    out = []
+    places = [(i * step8, 8, np.float64) for i in range(n8)]
+    places += [(n8 * step8 + i * step4, 4, np.int32) for i in range(n4)]
+    for at, width, dtype in places:
+        view = mem[at : at + width * size].view(dtype).reshape(shape)
+        out.append((view, buf.slice(at, width * size)))
+    return out[:n8], out[n8:]
+
+
+_ZEROS = [pa.py_buffer(np.zeros(1 << 16, np.int32))]
+
+
+def _zeros_i32(n: int) -> pa.Array:
+    """``n`` int32 zeros, views of one shared read-only buffer."""
+    if _ZEROS[0].size < 4 * n:
+        _ZEROS[0] = pa.py_buffer(np.zeros(max(n, 2 * _ZEROS[0].size // 4), np.int32))
+    return pa.Array.from_buffers(pa.int32(), n, [None, _ZEROS[0]])
 
 
 class _Prepend:

@@ -234,3 +234,56 @@ def test_json_cut_or_without_final_newline():
     assert "JSON" in _err(raw[: len(raw) // 2] + b"\n").expected
     df, chunks = _frame(raw[:-1], strict=False)
     assert chunks[-1].skips.count == 1 and df.height > 0
+
+
+def test_two_decimal_numbers_keep_their_digit_by_digit_value():
+    """1.57 is decoded as 1 + 57/100 (one bit off float("1.57")), as it always was."""
+    assert 1 + 57 / 100 != float("1.57")  # the case that matters
+    lines = _lines(RHEL6_MB)
+    at = _lineno(lines, "06/13/2018 02:11:05 PM")
+    i = next(k for k in range(at, len(lines)) if lines[k].startswith("sdb"))
+    fields = lines[i].split()
+    fields[3], fields[10], fields[11] = "1.57", "1.57", "7.94"  # r/s, r_await, w_await
+    lines[i] = " ".join(fields) + "\n"
+    df, _ = _frame("".join(lines).encode())
+    ts = "2018-06-13 14:11:05"
+    assert _get(df, "sdb", "read_ios", ts) == 1 + 57 / 100  # × 1.0 s
+    assert _get(df, "sdb", "read_await_s", ts) == (1 + 57 / 100) * 0.001
+    assert _get(df, "sdb", "write_await_s", ts) == (7 + 94 / 100) * 0.001
+
+
+def test_bad_numbers_deep_in_a_large_block():
+    """Garbage among many good numbers: found on its line; the rest still loads."""
+    lines = _lines(RHEL6_MB) * 40  # ~200,000 numbers in one block
+    at = [i for i, ln in enumerate(lines) if ln.startswith("sdc")][1000]
+    clean, _ = _frame("".join(lines).encode())
+    for bad in ("x.yz", "inf", "1e999", "nan", "1_0", "."):
+        cut = lines[:at] + [lines[at].replace("0.00", bad, 1)] + lines[at + 1 :]
+        e = _err("".join(cut).encode())
+        assert e.line == at + 1 and "numbers" in e.expected
+        df, chunks = _frame("".join(cut).encode(), strict=False)
+        assert chunks[-1].skips.count == 1 and chunks[-1].skips.kept[0].line == at + 1
+        assert df.height == clean.height - 13  # one device line of 13 metrics
+
+
+def test_timestamps_decoded_alike_by_numpy_and_polars():
+    """A timestamp with trailing blanks takes the polars path: same instants."""
+    text = VM_TEXT.read_text()
+    odd = text.replace("11/23/26 02:21:44\n", "11/23/26 02:21:44  \n")
+    assert odd != text
+    for chunk_rows in (1, 1_000_000):
+        a, _ = _frame(text.encode(), chunk_rows=chunk_rows)
+        b, _ = _frame(odd.encode(), chunk_rows=chunk_rows)
+        key = ["target", "metric", "ts"]
+        assert a.sort(key).equals(b.sort(key))
+
+
+def test_device_names_short_and_long():
+    raw = RHEL6_MB.read_bytes()
+    renamed = raw.replace(b"\nsdb ", b"\nmapper-vg-root ").replace(b"\nsda ", b"\nnvme0n1 ")
+    a, _ = _frame(raw)
+    b, _ = _frame(renamed)
+    names = {"sdb": "mapper-vg-root", "sda": "nvme0n1"}
+    a = a.with_columns(pl.col("target").cast(pl.String).replace(names))
+    key = ["target", "metric", "ts"]
+    assert a.sort(key).equals(b.with_columns(pl.col("target").cast(pl.String)).sort(key))
