@@ -11,6 +11,8 @@ __all__ = [
     "classify",
     "cycles",
     "fileio",
+    "jobs",
     "snapshots",
     "throughput",
+    "variance",
 ]

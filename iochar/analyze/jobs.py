@@ -1,0 +1,856 @@
+"""Job-level I/O metrics of Carns et al. (2011): MiB/s/CN, Table VI, Figs. 3, 5 and 12.
+
+Carns et al. (2011) compare production jobs of every size by a few numbers
+per job that Darshan's counters give (section 2.4, Table VI), and describe
+them by their interfaces (Fig. 3(a), Table II), their file-sharing pattern
+(Fig. 3(b), Fig. 5) and their access sizes (Figs. 10 and 12).
+:func:`job_metrics` computes all of them for every job in the store, in two
+set-wise DuckDB queries: one over Darshan counters (``file_stats``,
+``access_sizes``, and ``module_counters`` for the open timestamps of the
+section 2.4 fallback), one over traced operations (``ops``).
+
+Basis (which records a job is measured from, column ``basis``)
+--------------------------------------------------------------
+``basis="auto"`` uses counters for jobs with ``file_stats`` rows and ops for
+the others (``"counters"`` or ``"ops"`` force one; a job without such records
+gets NaN and a note). From counters, only one I/O layer is counted so bytes
+and time are not counted twice (MPI-IO and HDF5 calls end up as POSIX calls
+underneath; STDIO is its own layer): POSIX and STDIO records, else MPI-IO,
+else PNETCDF_VAR, else H5D (``modules=`` overrides). From ops, a job with
+DXT_POSIX segments is measured on that layer only (DXT_MPIIO repeats it a
+layer up), as in :mod:`iochar.analyze.fileio`. Records of Darshan's
+``<STDIN>``, ``<STDOUT>`` and ``<STDERR>`` streams are left out everywhere
+(Darshan did not see them in the paper's study).
+
+Metrics (one row per job; the paper's name in brackets)
+-------------------------------------------------------
+``slowest_io_s`` [I/O time by slowest rank]
+    Counters: the slowest rank's summed read, write and metadata time over
+    the files only it opened, plus, for each file shared by all ranks (one
+    Darshan record, rank NULL), the slowest rank's time in it
+    (``F_SLOWEST_RANK_TIME``, Darshan >= 2.0) -- libdarshan-util's
+    ``agg_time_by_slowest``, except that negative (clock-skewed) times,
+    which the loader keeps as NULL, count as 0. A shared record without that time falls back on
+    the paper's estimate: first ``open()`` to the end of the last I/O
+    (section 2.4). Ops: the largest summed call time of any rank. The rule
+    used is in ``time_rule``; the slowest rank of the unique files in
+    ``slowest_rank``.
+``mib_s`` and ``mib_s_cn`` [MiB/s/CN]
+    Bytes read and written / 2**20 / ``slowest_io_s``, and that per compute
+    node (section 2.4's equation). Nodes are ``jobs.nnodes`` (Darshan knows
+    them only from DXT host names) or ``ceil(nprocs / procs_per_node)``;
+    ``nodes_basis`` says which, and ``mib_s_cn`` is NaN without either.
+``io_time_pct`` [percent of run time in I/O]
+    100 * ``slowest_io_s`` / ``runtime_s`` (can pass 100 when ranks overlap
+    I/O with threads; not clipped).
+``meta_time_pct`` [cumulative md cost]
+    100 * metadata time / (read + write + metadata time), summed over all
+    ranks and files. Ops: calls other than read and write are metadata.
+``files_per_proc``, ``creates_per_proc`` [files / creates per proc]
+    Files opened / ``nprocs``. Darshan 3 counts no creates (its POSIX records
+    have no create counter; Darshan 2's size-at-open is gone) and traces
+    carry no open flags, so ``creates_per_proc`` is *estimated* as files
+    written per process: section 4.3 found 99.3% of written files were
+    created by the job or empty before it (``creates_basis`` says so).
+``seq_pct`` [seq.], ``aligned_pct`` [aligned]
+    Share of reads and writes at a higher offset than the previous one's
+    last byte on the same (rank, file) (Darshan's ``SEQ_READS``/``WRITES``:
+    the first access is sequential unless at offset 0), and of reads and
+    writes at a multiple of the file alignment (``1 - FILE_NOT_ALIGNED /
+    (READS + WRITES)``; ops: of ``alignment_bytes``). Only POSIX records have
+    these counters: NaN for STDIO-only or MPI-IO-only jobs.
+``mib_per_proc`` [MiB per proc]
+    (bytes read + written) / 2**20 / ``nprocs``.
+``sharing`` [N:N, N:1, N:M; Figs. 3(b) and 5]
+    Each file is *unique* (one rank), *shared* (all ranks: a reduced Darshan
+    record, or every rank in the ops) or *partially shared*. A job's pattern
+    is the kind of file that moved most of its bytes, read with the number
+    of ranks that moved data through unique files: unique files from every
+    rank are ``N:N``, from a subset ``N:M`` (section 5.2: "the first 512 MPI
+    ranks performed all of the I/O"), from a single rank ``N:1`` (rank-0
+    I/O sits on Fig. 5's N:1 trend); shared files are ``N:1`` and partially
+    shared ones ``N:M``. ``"1:1"`` for one process, ``"none"`` without I/O.
+    A reduced Darshan record hides which ranks moved data: ``io_ranks`` is
+    then ``nprocs`` (an upper bound).
+``rank0_io`` [rank 0 I/O, sections 4.1 and 5.2]
+    nprocs > 1 and rank 0 moved every byte.
+``interfaces`` [Table II]
+    Interfaces with records: POSIX, STDIO, MPI-IO, HDF5, PnetCDF (ops: MPI-IO
+    for DXT_MPIIO segments, else POSIX, as traces are of system calls).
+
+Access sizes (:attr:`JobMetrics.sizes`, Figs. 10 and 12) are counted in
+Darshan's bins (0-100 bytes, 100-1K, 1K-10K, 10K-100K, 100K-1M, 1M-4M,
+4M-10M, 10M-100M, 100M-1G, 1G+): POSIX histograms (section 4.4), else those
+of MPI-IO, H5D or PNETCDF_VAR; from ops, every read and write.
+
+Units: bytes, seconds; ``MiB`` = 2**20 bytes; ``_pct`` columns are percent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from iochar.errors import ParameterError
+
+__all__ = ["JobMetrics", "job_metrics", "project_table", "size_histogram", "SIZE_BINS"]
+
+MiB = float(1 << 20)
+
+#: Darshan's access-size bins as [lo, hi) bytes (hi None: unbounded) with the
+#: paper's labels (Fig. 12).
+SIZE_BINS: tuple[tuple[str, int, int | None], ...] = (
+    ("0-100", 0, 101),
+    ("100-1K", 101, 1025),
+    ("1K-10K", 1025, 10241),
+    ("10K-100K", 10241, 102401),
+    ("100K-1M", 102401, 1048577),
+    ("1M-4M", 1048577, 4194305),
+    ("4M-10M", 4194305, 10485761),
+    ("10M-100M", 10485761, 104857601),
+    ("100M-1G", 104857601, 1073741825),
+    ("1G+", 1073741825, None),
+)
+
+_STD = "('<STDIN>', '<STDOUT>', '<STDERR>')"
+
+_JOBS_SQL = """
+SELECT j.job_id, j.app, j."user", j.nprocs, j.nnodes, j.runtime_s, j.start_ts,
+       EXISTS (SELECT 1 FROM file_stats s WHERE s.job_id = j.job_id) AS has_counters,
+       EXISTS (SELECT 1 FROM ops o WHERE o.job_id = j.job_id) AS has_ops
+FROM jobs j
+WHERE $job_id IS NULL OR j.job_id = $job_id
+ORDER BY j.job_id
+"""
+
+#: First-open timestamps of shared records, for the section 2.4 estimate.
+_OPENED = """opened AS (
+  SELECT mc.job_id, mc.file_id, mc.module, min(mc.value) FILTER (WHERE mc.value > 0) AS open_t
+  FROM module_counters mc
+  WHERE mc.job_id IN (SELECT unnest($fallback_jobs)) AND mc.rank IS NULL
+    AND suffix(mc.counter, '_F_OPEN_START_TIMESTAMP')
+  GROUP BY ALL
+),"""
+_NOT_OPENED = """opened AS (
+  SELECT NULL::BIGINT AS job_id, NULL::BIGINT AS file_id, NULL::VARCHAR AS module,
+         NULL::DOUBLE AS open_t
+  WHERE $fallback_jobs IS NULL
+),"""
+
+# Counters: one layer per job; per-rank sums for files a rank opened alone;
+# per shared record its slowest rank's time (or the section 2.4 estimate).
+_COUNTERS_SQL = f"""
+WITH j AS (SELECT job_id, nprocs FROM jobs WHERE job_id IN (SELECT unnest($jobs))),
+s0 AS (
+  SELECT s.job_id, s.file_id, s.rank, s.module, s.bytes_read, s.bytes_written, s.reads,
+         s.writes, s.seq_reads, s.seq_writes, s.file_not_aligned, s.read_time, s.write_time,
+         s.meta_time, s.slowest_rank_time, s.first_io_t, s.last_io_t, j.nprocs
+  FROM file_stats s JOIN j USING (job_id)
+  LEFT JOIN files f ON f.job_id = s.job_id AND f.file_id = s.file_id
+  WHERE f.path IS NULL OR f.path NOT IN {_STD}
+),
+mods AS (
+  SELECT job_id,
+         bool_or(module = 'POSIX') AS posix, bool_or(module = 'STDIO') AS stdio,
+         bool_or(module = 'MPI-IO') AS mpiio, bool_or(module IN ('H5F', 'H5D')) AS hdf5,
+         bool_or(module IN ('PNETCDF_FILE', 'PNETCDF_VAR')) AS pnetcdf,
+         CASE WHEN $modules IS NOT NULL THEN $modules::VARCHAR[]
+              WHEN bool_or(module IN ('POSIX', 'STDIO')) THEN ['POSIX', 'STDIO']
+              WHEN bool_or(module = 'MPI-IO') THEN ['MPI-IO']
+              WHEN bool_or(module = 'PNETCDF_VAR') THEN ['PNETCDF_VAR']
+              WHEN bool_or(module = 'H5D') THEN ['H5D']
+              ELSE []::VARCHAR[] END AS layer
+  FROM s0 GROUP BY job_id
+),
+s AS (
+  SELECT s0.*,
+         coalesce(read_time, 0) + coalesce(write_time, 0) + coalesce(meta_time, 0) AS t_io,
+         coalesce(bytes_read, 0) + coalesce(bytes_written, 0) AS moved
+  FROM s0 JOIN mods USING (job_id)
+  WHERE list_contains(mods.layer, s0.module)
+),
+{_OPENED}
+rec AS (
+  SELECT s.*,
+         s.rank IS NULL AND s.slowest_rank_time IS NULL AS fallback,
+         CASE WHEN s.rank IS NULL THEN coalesce(
+           s.slowest_rank_time,
+           greatest(s.last_io_t - coalesce(o.open_t, s.first_io_t), 0),
+           s.t_io) END AS t_shared
+  FROM s LEFT JOIN opened o
+    ON o.job_id = s.job_id AND o.file_id = s.file_id AND o.module = s.module
+),
+by_rank AS (
+  SELECT job_id, rank, sum(t_io) AS t FROM rec WHERE rank IS NOT NULL GROUP BY ALL
+),
+uniq AS (
+  SELECT job_id, max(t) AS unique_io_s, -max({{'t': t, 'r': -rank}}).r AS slowest_rank
+  FROM by_rank GROUP BY job_id
+),
+per_file AS (
+  SELECT job_id, file_id, any_value(nprocs) AS nprocs, bool_or(rank IS NULL) AS reduced,
+         count(DISTINCT rank) AS nranks, sum(moved) AS moved
+  FROM rec GROUP BY job_id, file_id
+),
+cats AS (
+  SELECT job_id,
+         count(*) FILTER (WHERE kind = 'unique') AS unique_files,
+         count(*) FILTER (WHERE kind = 'shared') AS shared_files,
+         count(*) FILTER (WHERE kind = 'partial') AS partial_files,
+         coalesce(sum(moved) FILTER (WHERE kind = 'unique'), 0) AS unique_bytes,
+         coalesce(sum(moved) FILTER (WHERE kind = 'shared'), 0) AS shared_bytes,
+         coalesce(sum(moved) FILTER (WHERE kind = 'partial'), 0) AS partial_bytes
+  FROM (
+    SELECT *, CASE WHEN reduced OR nranks >= nprocs THEN 'shared'
+                   WHEN nranks <= 1 THEN 'unique' ELSE 'partial' END AS kind
+    FROM per_file
+  ) GROUP BY job_id
+),
+agg AS (
+  SELECT job_id,
+         coalesce(sum(bytes_read), 0) AS bytes_read,
+         coalesce(sum(bytes_written), 0) AS bytes_written,
+         coalesce(sum(reads), 0) AS reads, coalesce(sum(writes), 0) AS writes,
+         coalesce(sum(read_time), 0) AS read_s, coalesce(sum(write_time), 0) AS write_s,
+         coalesce(sum(meta_time), 0) AS meta_s,
+         sum(t_shared) AS shared_io_s,
+         count(*) FILTER (WHERE rank IS NULL) AS shared_records,
+         count(*) FILTER (WHERE fallback) AS fallback_records,
+         sum(coalesce(seq_reads, 0) + coalesce(seq_writes, 0))
+           FILTER (WHERE seq_reads IS NOT NULL OR seq_writes IS NOT NULL) AS seq_ops,
+         sum(coalesce(reads, 0) + coalesce(writes, 0))
+           FILTER (WHERE seq_reads IS NOT NULL OR seq_writes IS NOT NULL) AS seq_base,
+         sum(file_not_aligned) AS not_aligned,
+         sum(coalesce(reads, 0) + coalesce(writes, 0))
+           FILTER (WHERE file_not_aligned IS NOT NULL) AS align_base,
+         count(DISTINCT file_id) AS files,
+         count(DISTINCT file_id)
+           FILTER (WHERE coalesce(bytes_written, 0) > 0 OR coalesce(writes, 0) > 0)
+           AS written_files,
+         count(DISTINCT rank) FILTER (WHERE rank IS NOT NULL AND moved > 0) AS ranked_io,
+         bool_or(rank IS NULL AND moved > 0) AS shared_moved,
+         min(rank) FILTER (WHERE moved > 0) AS min_io_rank,
+         max(rank) FILTER (WHERE moved > 0) AS max_io_rank
+  FROM rec GROUP BY job_id
+)
+SELECT mods.job_id, array_to_string(mods.layer, '+') AS layer,
+       mods.posix, mods.stdio, mods.mpiio, mods.hdf5, mods.pnetcdf,
+       agg.* EXCLUDE (job_id), uniq.unique_io_s, uniq.slowest_rank,
+       cats.* EXCLUDE (job_id)
+FROM mods
+LEFT JOIN agg USING (job_id)
+LEFT JOIN uniq USING (job_id)
+LEFT JOIN cats USING (job_id)
+ORDER BY mods.job_id
+"""
+
+_FALLBACK_SQL = """
+SELECT DISTINCT job_id FROM file_stats
+WHERE job_id IN (SELECT unnest($jobs)) AND rank IS NULL AND slowest_rank_time IS NULL
+"""
+
+# Ops: one layer per job; per-rank summed call time; Darshan's sequential
+# rule per (rank, file, op) in time order.
+_OPS_SQL = f"""
+WITH j AS (SELECT job_id, nprocs FROM jobs WHERE job_id IN (SELECT unnest($jobs))),
+o0 AS (
+  SELECT o.job_id, o.rank, o.file_id, o.op, o."offset", o.size, o.t_start, o.call,
+         o.t_end - o.t_start AS dur, j.nprocs,
+         o.op IN ('read', 'write') AND o.size IS NOT NULL AND o.error IS NULL AS data
+  FROM ops o JOIN j USING (job_id)
+  LEFT JOIN files f ON f.job_id = o.job_id AND f.file_id = o.file_id
+  WHERE f.path IS NULL OR f.path NOT IN {_STD}
+),
+lay AS (
+  SELECT job_id, bool_or(call = 'DXT_POSIX') AS dxt_posix,
+         bool_or(call = 'DXT_MPIIO') AS dxt_mpiio,
+         bool_or(call IS DISTINCT FROM 'DXT_MPIIO') AS posix
+  FROM o0 GROUP BY job_id
+),
+o AS (
+  SELECT o0.*, CASE WHEN data THEN size ELSE 0 END AS moved
+  FROM o0 JOIN lay USING (job_id)
+  WHERE o0.call IS DISTINCT FROM 'DXT_MPIIO' OR NOT lay.dxt_posix
+),
+sq AS (
+  SELECT job_id,
+         count(*) FILTER (WHERE "offset" > coalesce(prev_last, 0)) AS seq_ops,
+         count(*) AS seq_base,
+         count(*) FILTER (WHERE "offset" % $align <> 0) AS not_aligned
+  FROM (
+    SELECT job_id, "offset",
+           lag("offset" + size - 1) OVER (
+             PARTITION BY job_id, rank, file_id, op ORDER BY t_start, "offset") AS prev_last
+    FROM o WHERE data AND "offset" IS NOT NULL
+  ) GROUP BY job_id
+),
+by_rank AS (SELECT job_id, rank, sum(dur) AS t FROM o GROUP BY ALL),
+uniq AS (
+  SELECT job_id, max(t) AS unique_io_s, -max({{'t': t, 'r': -rank}}).r AS slowest_rank
+  FROM by_rank GROUP BY job_id
+),
+per_file AS (
+  SELECT job_id, file_id, any_value(nprocs) AS nprocs, count(DISTINCT rank) AS nranks,
+         sum(moved) AS moved
+  FROM o WHERE file_id IS NOT NULL GROUP BY job_id, file_id
+),
+cats AS (
+  SELECT job_id,
+         count(*) FILTER (WHERE kind = 'unique') AS unique_files,
+         count(*) FILTER (WHERE kind = 'shared') AS shared_files,
+         count(*) FILTER (WHERE kind = 'partial') AS partial_files,
+         coalesce(sum(moved) FILTER (WHERE kind = 'unique'), 0) AS unique_bytes,
+         coalesce(sum(moved) FILTER (WHERE kind = 'shared'), 0) AS shared_bytes,
+         coalesce(sum(moved) FILTER (WHERE kind = 'partial'), 0) AS partial_bytes
+  FROM (
+    SELECT *, CASE WHEN nranks <= 1 THEN 'unique' WHEN nranks >= nprocs THEN 'shared'
+                   ELSE 'partial' END AS kind
+    FROM per_file
+  ) GROUP BY job_id
+),
+agg AS (
+  SELECT job_id,
+         coalesce(sum(size) FILTER (WHERE data AND op = 'read'), 0) AS bytes_read,
+         coalesce(sum(size) FILTER (WHERE data AND op = 'write'), 0) AS bytes_written,
+         count(*) FILTER (WHERE data AND op = 'read') AS reads,
+         count(*) FILTER (WHERE data AND op = 'write') AS writes,
+         coalesce(sum(dur) FILTER (WHERE op = 'read'), 0) AS read_s,
+         coalesce(sum(dur) FILTER (WHERE op = 'write'), 0) AS write_s,
+         coalesce(sum(dur) FILTER (WHERE op NOT IN ('read', 'write')), 0) AS meta_s,
+         count(DISTINCT file_id) AS files,
+         count(DISTINCT file_id) FILTER (WHERE data AND op = 'write') AS written_files,
+         count(DISTINCT rank) FILTER (WHERE moved > 0) AS ranked_io,
+         min(rank) FILTER (WHERE moved > 0) AS min_io_rank,
+         max(rank) FILTER (WHERE moved > 0) AS max_io_rank
+  FROM o GROUP BY job_id
+)
+SELECT agg.job_id,
+       CASE WHEN lay.dxt_posix THEN 'DXT_POSIX' WHEN lay.dxt_mpiio THEN 'DXT_MPIIO'
+            ELSE 'trace' END AS layer,
+       lay.posix, lay.dxt_mpiio AS mpiio,
+       agg.* EXCLUDE (job_id), sq.seq_ops, sq.seq_base, sq.not_aligned,
+       sq.seq_base AS align_base, uniq.unique_io_s, uniq.slowest_rank,
+       cats.* EXCLUDE (job_id)
+FROM agg JOIN lay USING (job_id)
+LEFT JOIN sq USING (job_id)
+LEFT JOIN uniq USING (job_id)
+LEFT JOIN cats USING (job_id)
+ORDER BY agg.job_id
+"""
+
+_BIN_CASE = (
+    "CASE "
+    + " ".join(f"WHEN size < {hi} THEN {i}" for i, (_, _, hi) in enumerate(SIZE_BINS[:-1]))
+    + f" ELSE {len(SIZE_BINS) - 1} END"
+)
+
+_OPS_SIZES_SQL = f"""
+WITH o AS (
+  SELECT o.job_id, o.op, o.size, o.call FROM ops o
+  LEFT JOIN files f ON f.job_id = o.job_id AND f.file_id = o.file_id
+  WHERE o.job_id IN (SELECT unnest($jobs)) AND o.op IN ('read', 'write') AND o.size IS NOT NULL
+    AND o.error IS NULL AND (f.path IS NULL OR f.path NOT IN {_STD})
+    AND (o.call IS DISTINCT FROM 'DXT_MPIIO'
+         OR o.job_id NOT IN (SELECT job_id FROM ops WHERE call = 'DXT_POSIX'
+                             AND job_id IN (SELECT unnest($jobs))))
+)
+SELECT job_id, op::VARCHAR AS op, {_BIN_CASE} AS bin, count(*) AS count,
+       CASE WHEN bool_or(call = 'DXT_POSIX') THEN 'DXT_POSIX'
+            WHEN bool_or(call = 'DXT_MPIIO') THEN 'DXT_MPIIO' ELSE 'trace' END AS module
+FROM o GROUP BY ALL
+"""
+
+_COUNTER_SIZES_SQL = """
+WITH a AS (
+  SELECT job_id, module, op, bin_lo, sum(count) AS count FROM access_sizes
+  WHERE job_id IN (SELECT unnest($jobs)) GROUP BY ALL
+),
+pick AS (
+  SELECT job_id, CASE WHEN bool_or(module = 'POSIX') THEN 'POSIX'
+                      WHEN bool_or(module = 'MPI-IO') THEN 'MPI-IO'
+                      WHEN bool_or(module = 'H5D') THEN 'H5D'
+                      WHEN bool_or(module = 'PNETCDF_VAR') THEN 'PNETCDF_VAR'
+                      ELSE any_value(module) END AS module
+  FROM a GROUP BY job_id
+)
+SELECT a.job_id, a.op, a.bin_lo, a.count, a.module
+FROM a JOIN pick USING (job_id, module)
+"""
+
+_JOB_COLUMNS = [
+    "job_id", "app", "user", "nprocs", "nnodes", "start_ts", "runtime_s", "basis", "layer",
+    "bytes_read", "bytes_written", "io_bytes", "reads", "writes", "slowest_io_s", "time_rule",
+    "slowest_rank", "unique_io_s", "shared_io_s", "mib_s", "mib_s_cn", "nodes_basis",
+    "io_time_pct", "meta_time_pct", "files", "files_per_proc", "written_files",
+    "creates_per_proc", "creates_basis", "seq_pct", "aligned_pct", "mib_per_proc", "io_ranks",
+    "rank0_io", "sharing", "unique_files", "shared_files", "partial_files", "unique_bytes",
+    "shared_bytes", "partial_bytes", "interfaces", "posix", "stdio", "mpiio", "hdf5", "pnetcdf",
+    "note",
+]  # fmt: skip
+
+_CREATES_BASIS = "estimate: files written (no create counts; section 4.3)"
+
+
+@dataclass(frozen=True)
+class JobMetrics:
+    """Per-job metrics of Carns et al. (2011) and their evidence.
+
+    Attributes
+    ----------
+    jobs : pandas.DataFrame
+        One row per job, the columns described in :mod:`iochar.analyze.jobs`:
+        identity (``job_id``, ``app``, ``user``, ``nprocs``, ``nnodes``,
+        ``start_ts``, ``runtime_s`` [s]); evidence (``basis``: counters or
+        ops or none, ``layer``: the module(s) or trace layer measured,
+        ``time_rule``, ``slowest_rank``, ``nodes_basis``, ``creates_basis``,
+        ``note``); volumes (``bytes_read``, ``bytes_written``, ``io_bytes``
+        [bytes], ``reads``, ``writes``); times (``slowest_io_s``,
+        ``unique_io_s``, ``shared_io_s`` [s]); Table VI (``mib_s_cn``,
+        ``io_time_pct``, ``meta_time_pct``, ``files_per_proc``,
+        ``creates_per_proc``, ``seq_pct``, ``aligned_pct``,
+        ``mib_per_proc``) with ``mib_s`` [MiB/s], ``files`` and
+        ``written_files``; sharing (``sharing``, ``io_ranks``, ``rank0_io``,
+        ``unique_files``, ``shared_files``, ``partial_files`` and their
+        ``*_bytes``); interfaces (``interfaces`` and a boolean per
+        interface: ``posix``, ``stdio``, ``mpiio``, ``hdf5``, ``pnetcdf``).
+    sizes : pandas.DataFrame
+        Access-size histogram per job: ``job_id``, ``op`` (read/write),
+        ``bin`` (label), ``bin_lo``, ``bin_hi`` [bytes; hi exclusive, NaN
+        unbounded], ``count``, ``pct`` (share of the job's accesses of that
+        op) [%] and ``module`` (histogram source: POSIX, MPI-IO... or the
+        ops layer). Every bin is present, with zeros.
+    """
+
+    jobs: pd.DataFrame
+    sizes: pd.DataFrame
+
+
+def _check_common(caller, job_id, basis, modules, procs_per_node, alignment_bytes) -> None:
+    if job_id is not None and not isinstance(job_id, (int, np.integer)):
+        raise ParameterError("job_id", caller, "None or an int", job_id)
+    if basis not in ("auto", "counters", "ops"):
+        raise ParameterError("basis", caller, "'auto', 'counters' or 'ops'", basis)
+    if modules is not None and (
+        isinstance(modules, str) or not all(isinstance(m, str) for m in modules) or not modules
+    ):
+        raise ParameterError(
+            "modules", caller, "None or a non-empty sequence of module names", modules
+        )
+    if procs_per_node is not None and not (
+        isinstance(procs_per_node, (int, np.integer)) and procs_per_node >= 1
+    ):
+        raise ParameterError("procs_per_node", caller, "None or an int >= 1", procs_per_node)
+    if not (isinstance(alignment_bytes, (int, np.integer)) and alignment_bytes >= 1):
+        raise ParameterError("alignment_bytes", caller, "an int >= 1 [bytes]", alignment_bytes)
+
+
+def job_metrics(
+    store,
+    *,
+    job_id: int | None = None,
+    basis: str = "auto",
+    modules=None,
+    procs_per_node: int | None = None,
+    alignment_bytes: int = 4096,
+) -> JobMetrics:
+    """Carns et al. (2011) job metrics (section 2.4, Table VI, Figs. 3, 5, 12) for each job.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Only this job.
+    basis : {"auto", "counters", "ops"}, default "auto"
+        Measure from Darshan counters, from traced operations, or counters
+        when the job has any and ops otherwise (see the module notes).
+    modules : sequence of str, optional
+        Darshan modules to count from counters (e.g. ``("POSIX",)``);
+        default: POSIX and STDIO, else MPI-IO, else PNETCDF_VAR, else H5D.
+    procs_per_node : int, optional
+        Processes per compute node, for jobs whose node count is unknown
+        (MiB/s/CN; Intrepid ran 4). None leaves those ``mib_s_cn`` NaN.
+    alignment_bytes : int, default 4096
+        File alignment for ``aligned_pct`` of ops-measured jobs [bytes]
+        (Darshan records its own, the file system's block size).
+
+    Returns
+    -------
+    JobMetrics
+        ``jobs`` (one row per job) and ``sizes`` (access-size histograms).
+
+    Raises
+    ------
+    ParameterError
+        An argument is out of range.
+
+    Examples
+    --------
+    >>> import iochar
+    >>> db = iochar.connect(":memory:")
+    >>> _ = db.load(b"rank,path,op,offset,size,t_start,t_end\\n"
+    ...             b"0,/d/a,write,0,1048576,1.0,3.0\\n1,/d/b,write,0,1048576,1.0,2.0\\n",
+    ...             kind="trace-csv")
+    >>> m = job_metrics(db).jobs
+    >>> float(m.loc[0, "slowest_io_s"]), float(m.loc[0, "mib_s"]), m.loc[0, "sharing"]
+    (2.0, 1.0, 'N:N')
+    """
+    caller = "job_metrics"
+    _check_common(caller, job_id, basis, modules, procs_per_node, alignment_bytes)
+    jobs = store.sql(_JOBS_SQL, params={"job_id": None if job_id is None else int(job_id)}).df()
+    if basis == "auto":
+        use = np.where(jobs["has_counters"], "counters", np.where(jobs["has_ops"], "ops", "none"))
+    elif basis == "counters":
+        use = np.where(jobs["has_counters"], "counters", "none")
+    else:
+        use = np.where(jobs["has_ops"], "ops", "none")
+    jobs["basis"] = use
+    cj = jobs.loc[jobs["basis"] == "counters", "job_id"].astype("int64").tolist()
+    oj = jobs.loc[jobs["basis"] == "ops", "job_id"].astype("int64").tolist()
+    parts = []
+    if cj:
+        fb = [int(r[0]) for r in store.sql(_FALLBACK_SQL, params={"jobs": cj}).fetchall()]
+        mods = None if modules is None else [str(m) for m in modules]
+        # module_counters is read only when a shared record lacks its slowest-rank time
+        sql = _COUNTERS_SQL if fb else _COUNTERS_SQL.replace(_OPENED, _NOT_OPENED)
+        parts.append(store.sql(sql, params={"jobs": cj, "modules": mods, "fallback_jobs": fb}).df())
+    if oj:
+        ops = store.sql(_OPS_SQL, params={"jobs": oj, "align": int(alignment_bytes)}).df()
+        ops["stdio"] = ops["hdf5"] = ops["pnetcdf"] = False
+        ops["shared_io_s"] = np.nan
+        ops["shared_records"] = ops["fallback_records"] = 0
+        ops["shared_moved"] = False
+        parts.append(ops)
+    facts = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({"job_id": []})
+    df = jobs.merge(facts, on="job_id", how="left")
+    out = _derive(df, procs_per_node)
+    sizes = _sizes(store, cj, oj)
+    return JobMetrics(out, sizes)
+
+
+def _num(df: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in df:
+        return np.full(len(df), np.nan)
+    return pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _flag(df: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in df:
+        return np.zeros(len(df), bool)
+    return df[col].fillna(False).to_numpy(dtype=bool)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((den > 0) & np.isfinite(den), num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _derive(df: pd.DataFrame, procs_per_node: int | None) -> pd.DataFrame:
+    """Table VI and the labels from the per-job sums (vectorized)."""
+    n = len(df)
+    out = pd.DataFrame({"job_id": df["job_id"].astype("int64")})
+    for c in ("app", "user", "nprocs", "nnodes", "start_ts", "runtime_s", "basis"):
+        out[c] = df[c].to_numpy()
+    out["layer"] = df["layer"].to_numpy() if "layer" in df else None
+    is_c = (df["basis"] == "counters").to_numpy()
+    is_o = (df["basis"] == "ops").to_numpy()
+    measured = is_c | is_o
+    br, bw = _num(df, "bytes_read"), _num(df, "bytes_written")
+    for c, v in (("bytes_read", br), ("bytes_written", bw)):
+        out[c] = pd.array(np.where(measured, v, np.nan)).astype("Int64")
+    io = np.nan_to_num(br) + np.nan_to_num(bw)
+    io = np.where(measured, io, np.nan)
+    out["io_bytes"] = pd.array(io).astype("Int64")
+    for c in ("reads", "writes"):
+        out[c] = pd.array(np.where(measured, _num(df, c), np.nan)).astype("Int64")
+    uniq, shared = _num(df, "unique_io_s"), _num(df, "shared_io_s")
+    has_u = np.isfinite(uniq)
+    nshared = np.nan_to_num(_num(df, "shared_records"))
+    nfall = np.nan_to_num(_num(df, "fallback_records"))
+    slowest = np.nan_to_num(uniq) + np.where(is_c, np.nan_to_num(shared), 0.0)
+    slowest = np.where(measured & (has_u | (nshared > 0)), slowest, np.nan)
+    out["slowest_io_s"] = slowest
+    part_u = np.where(has_u, "max over ranks of unique-file time", "")
+    part_s = np.where(
+        nshared > 0,
+        np.where(
+            nfall >= nshared,
+            "per shared file first open to last I/O (section 2.4)",
+            np.where(
+                nfall > 0,
+                "per shared file slowest-rank time, else first open to last I/O (section 2.4)",
+                "per shared file slowest-rank time",
+            ),
+        ),
+        "",
+    )
+    both = (part_u != "") & (part_s != "")
+    rule_c = "counters: " + np.char.add(
+        np.char.add(part_u.astype(str), np.where(both, " + ", "")), part_s.astype(str)
+    )
+    rule = np.where(is_c, rule_c, np.where(is_o, "ops: max over ranks of summed call time", ""))
+    rule = np.where(np.isfinite(slowest), rule, None)
+    out["time_rule"] = rule
+    out["slowest_rank"] = pd.array(np.where(has_u, _num(df, "slowest_rank"), np.nan)).astype(
+        "Int64"
+    )
+    out["unique_io_s"] = np.where(measured, uniq, np.nan)
+    out["shared_io_s"] = np.where(is_c & (nshared > 0), shared, np.where(measured, 0.0, np.nan))
+    mib = io / MiB
+    out["mib_s"] = _ratio(mib, slowest)
+    nprocs = _num(df, "nprocs")
+    nnodes = _num(df, "nnodes")
+    if procs_per_node is not None:
+        est = np.ceil(nprocs / procs_per_node)
+        nodes = np.where(np.isfinite(nnodes) & (nnodes > 0), nnodes, est)
+        nb = np.where(
+            np.isfinite(nnodes) & (nnodes > 0),
+            "jobs.nnodes",
+            np.where(np.isfinite(est), f"ceil(nprocs / {procs_per_node})", None),
+        )
+    else:
+        nodes = np.where(nnodes > 0, nnodes, np.nan)
+        nb = np.where(np.isfinite(nodes), "jobs.nnodes", None)
+    out["mib_s_cn"] = _ratio(out["mib_s"].to_numpy(), nodes)
+    out["nodes_basis"] = nb
+    out["io_time_pct"] = 100 * _ratio(slowest, _num(df, "runtime_s"))
+    rs, ws, ms = _num(df, "read_s"), _num(df, "write_s"), _num(df, "meta_s")
+    out["meta_time_pct"] = 100 * _ratio(ms, rs + ws + ms)
+    files = np.where(measured, np.nan_to_num(_num(df, "files")), np.nan)
+    out["files"] = pd.array(files).astype("Int64")
+    out["files_per_proc"] = _ratio(files, nprocs)
+    wf = np.where(measured, np.nan_to_num(_num(df, "written_files")), np.nan)
+    out["written_files"] = pd.array(wf).astype("Int64")
+    out["creates_per_proc"] = _ratio(wf, nprocs)
+    out["creates_basis"] = np.where(measured, _CREATES_BASIS, None)
+    out["seq_pct"] = 100 * _ratio(_num(df, "seq_ops"), _num(df, "seq_base"))
+    out["aligned_pct"] = 100 * (1 - _ratio(_num(df, "not_aligned"), _num(df, "align_base")))
+    out["mib_per_proc"] = _ratio(mib, nprocs)
+    # ranks that moved data; a reduced (shared) Darshan record hides which did
+    ranked = np.nan_to_num(_num(df, "ranked_io"))
+    shared_moved = _flag(df, "shared_moved")
+    io_ranks = np.where(shared_moved, np.fmax(nprocs, ranked), ranked)
+    io_ranks = np.where(measured, io_ranks, np.nan)
+    out["io_ranks"] = pd.array(io_ranks).astype("Int64")
+    lo, hi = _num(df, "min_io_rank"), _num(df, "max_io_rank")
+    single = (io_ranks == 1) & ~shared_moved
+    out["rank0_io"] = np.where(
+        measured, (nprocs > 1) & single & (lo == 0) & (hi == 0), False
+    ).astype(bool)
+    ub, sb, pb = (np.nan_to_num(_num(df, c)) for c in ("unique_bytes", "shared_bytes",
+                                                         "partial_bytes"))  # fmt: skip
+    uf, sf, pf = (np.nan_to_num(_num(df, c)) for c in ("unique_files", "shared_files",
+                                                         "partial_files"))  # fmt: skip
+    # the kind of file that moved most bytes (by file count when nothing moved)
+    key_u, key_s, key_p = (
+        np.where(io > 0, ub, uf),
+        np.where(io > 0, sb, sf),
+        np.where(io > 0, pb, pf),
+    )
+    kind = np.where(
+        (key_s >= key_u) & (key_s >= key_p) & (key_s > 0),
+        "shared",
+        np.where((key_p >= key_u) & (key_p > 0), "partial", np.where(key_u > 0, "unique", "")),
+    )
+    sharing = np.select(
+        [
+            ~measured | (kind == ""),
+            nprocs == 1,
+            (kind == "unique") & (ranked <= 1),
+            (kind == "unique") & (ranked < nprocs),
+            kind == "unique",
+            kind == "shared",
+        ],
+        ["none", "1:1", "N:1", "N:M", "N:N", "N:1"],
+        "N:M",
+    )
+    out["sharing"] = sharing
+    for c, v in (("unique_files", uf), ("shared_files", sf), ("partial_files", pf),
+                 ("unique_bytes", ub), ("shared_bytes", sb), ("partial_bytes", pb)):  # fmt: skip
+        out[c] = pd.array(np.where(measured, v, np.nan)).astype("Int64")
+    flags = {k: _flag(df, k) & measured for k in ("posix", "stdio", "mpiio", "hdf5", "pnetcdf")}
+    names = {"posix": "POSIX", "stdio": "STDIO", "mpiio": "MPI-IO", "hdf5": "HDF5",
+             "pnetcdf": "PnetCDF"}  # fmt: skip
+    iface = np.full(n, "", dtype=object)
+    for k, label in names.items():
+        iface = np.where(flags[k], np.where(iface == "", label, iface + "," + label), iface)
+    out["interfaces"] = iface
+    for k, v in flags.items():
+        out[k] = v
+    out["note"] = _notes(df, out, measured, is_o, procs_per_node, nfall)
+    return out[_JOB_COLUMNS].reset_index(drop=True)
+
+
+def _notes(df, out, measured, is_o, procs_per_node, nfall) -> np.ndarray:
+    """Why a metric is missing or estimated, one '; '-joined string per job."""
+    n = len(out)
+    notes = [
+        (~measured, "no I/O records (file_stats or ops)"),
+        (measured & ~np.isfinite(out["slowest_io_s"].to_numpy()), "no I/O time recorded"),
+        (measured & (out["io_bytes"].fillna(0).to_numpy() == 0), "no bytes read or written"),
+        (
+            measured & ~np.isfinite(out["mib_s_cn"].to_numpy()) & np.isfinite(out["mib_s"]),
+            "node count unknown: MiB/s/CN needs jobs.nnodes or procs_per_node",
+        ),
+        (
+            measured & ~np.isfinite(out["seq_pct"].to_numpy()),
+            "no sequentiality counts (POSIX counters or offsets)",
+        ),
+        (
+            measured & ~np.isfinite(out["aligned_pct"].to_numpy()),
+            "no alignment counts (POSIX counters or offsets)",
+        ),
+        (nfall > 0, "shared records without slowest-rank time: section 2.4 estimate"),
+        (
+            is_o & (out["layer"].to_numpy() == "DXT_POSIX"),
+            "DXT records reads and writes only: no metadata time",
+        ),
+        (measured & ~(_num(df, "runtime_s") > 0), "no positive run time: io_time_pct undefined"),
+    ]
+    acc = np.full(n, "", dtype=object)
+    for mask, text in notes:
+        mask = np.asarray(mask, dtype=bool)
+        acc = np.where(mask, np.where(acc == "", text, acc + "; " + text), acc)
+    return acc
+
+
+def _sizes(store, cj: list[int], oj: list[int]) -> pd.DataFrame:
+    parts = []
+    if cj:
+        c = store.sql(_COUNTER_SIZES_SQL, params={"jobs": cj}).df()
+        lows = np.array([lo for _, lo, _ in SIZE_BINS])
+        c["bin"] = np.searchsorted(lows, c["bin_lo"].to_numpy(), side="right") - 1
+        parts.append(c.drop(columns="bin_lo"))
+    if oj:
+        parts.append(store.sql(_OPS_SIZES_SQL, params={"jobs": oj}).df())
+    cols = ["job_id", "op", "bin", "bin_lo", "bin_hi", "count", "pct", "module"]
+    if not parts:
+        return pd.DataFrame({c: [] for c in cols})
+    got = pd.concat(parts, ignore_index=True)
+    got = got.groupby(["job_id", "op", "bin"], as_index=False).agg(
+        count=("count", "sum"), module=("module", "first")
+    )
+    # every bin of every (job, op) present, with zeros
+    keys = got[["job_id", "op"]].drop_duplicates()
+    grid = keys.merge(pd.DataFrame({"bin": np.arange(len(SIZE_BINS))}), how="cross")
+    full = grid.merge(got, on=["job_id", "op", "bin"], how="left")
+    full["module"] = full.groupby(["job_id", "op"])["module"].transform("first")
+    full["count"] = full["count"].fillna(0).astype("int64")
+    tot = full.groupby(["job_id", "op"])["count"].transform("sum")
+    full["pct"] = 100 * full["count"] / tot.where(tot > 0)
+    full["bin_lo"] = np.array([lo for _, lo, _ in SIZE_BINS])[full["bin"]]
+    full["bin_hi"] = np.array(
+        [np.nan if hi is None else hi for _, _, hi in SIZE_BINS], dtype=np.float64
+    )[full["bin"]]
+    full["bin"] = np.array([name for name, _, _ in SIZE_BINS], dtype=object)[full["bin"]]
+    return full[cols].sort_values(["job_id", "op", "bin_lo"]).reset_index(drop=True)
+
+
+def _metrics_frame(data, caller: str) -> pd.DataFrame:
+    if isinstance(data, JobMetrics):
+        return data.jobs
+    if isinstance(data, pd.DataFrame):
+        return data
+    raise ParameterError("metrics", caller, "a JobMetrics or its jobs DataFrame", type(data))
+
+
+#: Table VI's columns: (output name, metric column).
+_TABLE_VI = (
+    ("mib_s_cn", "mib_s_cn"),
+    ("io_time_pct", "io_time_pct"),
+    ("meta_time_pct", "meta_time_pct"),
+    ("files_per_proc", "files_per_proc"),
+    ("creates_per_proc", "creates_per_proc"),
+    ("seq_pct", "seq_pct"),
+    ("aligned_pct", "aligned_pct"),
+    ("mib_per_proc", "mib_per_proc"),
+)
+
+
+def project_table(
+    metrics,
+    *,
+    by: str = "app",
+    min_procs: int = 1024,
+    min_mib: float = 500.0,
+) -> pd.DataFrame:
+    """Carns et al. (2011) Table VI: average I/O characteristics of large jobs by project.
+
+    Jobs are kept when they ran at least ``min_procs`` processes and moved at
+    least ``min_mib`` MiB (section 5's filter: 1,024 processes, 500 MiB);
+    each metric is the mean over a project's jobs where it is defined.
+
+    Parameters
+    ----------
+    metrics : JobMetrics or pandas.DataFrame
+        :func:`job_metrics`'s result (or its ``jobs`` frame).
+    by : str, default "app"
+        Column naming the project (``app``, ``user``...).
+    min_procs : int, default 1024
+        Fewest processes of a job kept.
+    min_mib : float, default 500.0
+        Least data a kept job moved [MiB].
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per project: ``jobs`` (kept), then the means of
+        ``mib_s_cn`` [MiB/s per node], ``io_time_pct``, ``meta_time_pct``
+        [%], ``files_per_proc``, ``creates_per_proc`` (estimated, see
+        :mod:`iochar.analyze.jobs`), ``seq_pct``, ``aligned_pct`` [%] and
+        ``mib_per_proc`` [MiB], and ``median_mib_s_cn`` (Fig. 11's middle
+        line); sorted by data moved, most first.
+    """
+    caller = "project_table"
+    df = _metrics_frame(metrics, caller)
+    if by not in df.columns:
+        raise ParameterError("by", caller, "a column of the metrics", by)
+    if not (isinstance(min_procs, (int, np.integer)) and min_procs >= 0):
+        raise ParameterError("min_procs", caller, "an int >= 0", min_procs)
+    if not (isinstance(min_mib, (int, float)) and min_mib >= 0):
+        raise ParameterError("min_mib", caller, "a number of MiB >= 0", min_mib)
+    keep = df[
+        (pd.to_numeric(df["nprocs"], errors="coerce") >= min_procs)
+        & (pd.to_numeric(df["io_bytes"], errors="coerce") >= min_mib * MiB)
+    ].copy()
+    keep["_moved"] = pd.to_numeric(keep["io_bytes"], errors="coerce").astype("float64")
+    for _, col in _TABLE_VI:
+        keep[col] = pd.to_numeric(keep[col], errors="coerce").astype("float64")
+    g = keep.groupby(by, dropna=False)
+    out = g.agg(
+        jobs=("job_id", "count"),
+        **{name: (col, "mean") for name, col in _TABLE_VI},
+        median_mib_s_cn=("mib_s_cn", "median"),
+        moved=("_moved", "sum"),
+    )
+    return out.sort_values("moved", ascending=False).drop(columns="moved").reset_index()
+
+
+def size_histogram(metrics, *, by: str = "app") -> pd.DataFrame:
+    """Access sizes per project in the paper's bins (Carns et al. 2011, Fig. 12).
+
+    Parameters
+    ----------
+    metrics : JobMetrics
+        :func:`job_metrics`'s result.
+    by : str, default "app"
+        Job column naming the project.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by``, ``op``, ``bin``, ``bin_lo`` [bytes], ``count`` and ``pct``
+        (share of the project's reads, or writes, in the bin) [%].
+    """
+    caller = "size_histogram"
+    if not isinstance(metrics, JobMetrics):
+        raise ParameterError("metrics", caller, "a JobMetrics", type(metrics))
+    if by not in metrics.jobs.columns:
+        raise ParameterError("by", caller, "a column of the jobs frame", by)
+    s = metrics.sizes.merge(metrics.jobs[["job_id", by]], on="job_id")
+    out = s.groupby([by, "op", "bin_lo", "bin"], dropna=False, as_index=False)["count"].sum()
+    tot = out.groupby([by, "op"], dropna=False)["count"].transform("sum")
+    out["pct"] = 100 * out["count"] / tot.where(tot > 0)
+    return out[[by, "op", "bin", "bin_lo", "count", "pct"]].sort_values([by, "op", "bin_lo"])
