@@ -51,9 +51,12 @@ increasing within a target. ``strict=False`` skips bad lines (and
 backwards dumps) and counts them.
 
 Parsing is vectorized over 16 MiB blocks of lines, never line by line in
-Python: bin rows (most lines) are recognised and their numbers parsed in numpy
-from byte-class runs (a row must have exactly the ``LABEL: n % % | n % %``
-shape); the few other lines are classified with polars regular expressions.
+Python. Bin rows (most lines) are recognised by one anchored regular expression
+over the block (a row must have exactly the ``LABEL: n % % | n % %`` shape) and
+their numbers decoded in numpy from the block's digit runs, eight digits per
+64-bit word; the few other lines are classified with polars regular
+expressions, once per distinct line. The line-to-line state (dump, histogram,
+``lctl`` parameter) is tracked over the non-bin lines, which bin rows inherit.
 Counts must fit in 18 digits.
 """
 
@@ -62,7 +65,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -71,7 +74,7 @@ import pyarrow as pa
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._counters import QUALITY, RESET, deltas
+from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
 from iochar.load._text import Source, iter_line_blocks, open_binary, source_name
 
 __all__ = ["BrwStatsLoader", "SECTION_UNITS", "PAGE_SIZE"]
@@ -118,13 +121,23 @@ class _State:
         self.seen_brwparam = False
         self.seen_snap = False
         self.snap = -1  # global dump index
-        self.section: str | None = None  # current histogram (None: none yet in this dump)
+        self.section = -1  # code of the current histogram (-1: none yet in this dump)
         self.last_cls = BLANK
         self.pending_rw: int | None = None  # line of a 'read | write' awaiting its title
+        self.sec_names: list[str] = []  # histogram titles by code, in order of appearance
+        self.sec_code: dict[str, int] = {}
         self.snaps: list[pl.DataFrame] = []
         self.extra: list[pl.DataFrame] = []  # start_time / elapsed_time per dump
-        self.sec_pairs: list[pl.DataFrame] = []  # (dump, section) seen
-        self.bins: list[pl.DataFrame] = []
+        self.sec_pairs: list[tuple[np.ndarray, np.ndarray]] = []  # (dump, section code) seen
+        self.bins: list[tuple[np.ndarray, ...]] = []  # dump, section code, size, read, write
+
+    def codes(self, titles: pl.Series) -> np.ndarray:
+        """Section codes of ``titles`` (new titles get the next codes)."""
+        for name in titles.unique(maintain_order=True).to_list():
+            if name not in self.sec_code:
+                self.sec_code[name] = len(self.sec_names)
+                self.sec_names.append(name)
+        return titles.replace_strict(self.sec_code, return_dtype=pl.Int64).to_numpy()
 
 
 def _ffill(mask: np.ndarray) -> np.ndarray:
@@ -133,7 +146,29 @@ def _ffill(mask: np.ndarray) -> np.ndarray:
 
 
 def _classify(lines: pl.Series) -> pl.DataFrame:
-    s = lines
+    """Class and fields of each line (no newline), in the order of ``lines``.
+
+    Blank lines, ``read | write`` headers and titles repeat dump after dump,
+    so the expressions run once per distinct line and the result is joined back.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``cls`` (a line class), ``num`` (the time of a ``*_time`` line),
+        ``title`` (of a histogram title), ``pname`` and ``pval`` (of a
+        ``param=value`` line); null where they do not apply.
+    """
+    distinct = lines.unique().rename("line")
+    return (
+        lines.rename("line")
+        .to_frame()
+        .join(_classify_distinct(distinct), on="line", how="left", maintain_order="left")
+        .drop("line")
+    )
+
+
+def _classify_distinct(s: pl.Series) -> pl.DataFrame:
+    """:func:`_classify` of distinct lines, with the lines as column ``line``."""
     snap = s.str.extract(_RE_SNAP, 1)
     start = s.str.extract(_RE_START, 1)
     elapsed = s.str.extract(_RE_ELAPSED, 1)
@@ -171,6 +206,7 @@ def _classify(lines: pl.Series) -> pl.DataFrame:
     )
     return pl.DataFrame(
         {
+            "line": s,
             "cls": cls,
             "num": snap.fill_null(start).fill_null(elapsed).cast(pl.Float64, strict=False),
             "title": title,
@@ -180,125 +216,127 @@ def _classify(lines: pl.Series) -> pl.DataFrame:
     )
 
 
-# byte classes for the bin-row signature (1-based so that every run counts)
-_DIG, _BLK, _COL, _BAR, _SUF, _NL, _OTH = range(1, 8)
-_LUT = np.full(256, _OTH, np.uint8)
-_LUT[ord("0") : ord("9") + 1] = _DIG
-_LUT[[ord(" "), ord("\t"), ord("\r")]] = _BLK
-_LUT[ord(":")] = _COL
-_LUT[ord("|")] = _BAR
-_LUT[[ord("K"), ord("M"), ord("G")]] = _SUF
-_LUT[ord("\n")] = _NL
-_MAX_RUNS = 19  # 8**19 < 2**63
-_POW8 = 8 ** np.arange(_MAX_RUNS, dtype=np.int64)
-_POW10 = np.concatenate([10 ** np.arange(19, dtype=np.int64), [0]])
+# A bin row, exactly: blanks are space, tab and CR; each number has at most 18 digits (so it
+# fits in int64); the label's digits may be followed by K/M/G letters (the first one scales).
+# As in earlier versions, a run of ':' or '|' counts as one.
+_B = r"[ \t\r]"
+_D = r"[0-9]{1,18}"
+_RE_BIN_ROW = (
+    rf"^{_B}*{_D}[KMG]*:+{_B}+{_D}{_B}+{_D}{_B}+{_D}{_B}*\|+{_B}*{_D}{_B}+{_D}{_B}+{_D}{_B}*\n\z"
+)
+_MULT = np.ones(256, np.int64)
+_MULT[[ord("K"), ord("M"), ord("G")]] = [1 << 10, 1 << 20, 1 << 30]
+_ASCII0 = np.uint64(0x3030303030303030)  # eight '0' characters
+#: Bits of a little-endian 8-byte word kept when its last ``k`` bytes are digits.
+_KEEP = np.array([~((1 << 8 * (8 - k)) - 1) & (1 << 64) - 1 for k in range(9)], np.uint64)
+_SWAR = [  # (multiplier, shift, mask): adjacent digit groups of 1, 2, 4 -> 2, 4, 8 digits
+    (np.uint64(1 + (10 << 8)), np.uint64(8), np.uint64(0x00FF00FF00FF00FF)),
+    (np.uint64(1 + (100 << 16)), np.uint64(16), np.uint64(0x0000FFFF0000FFFF)),
+    (np.uint64(1 + (10000 << 32)), np.uint64(32), None),
+]
 
 
-def _bin_signatures() -> np.ndarray:
-    """Run-class signatures of every valid bin row (``4K:  1 2 3 | 4 5 6``)."""
-    out = set()
-    for suf in ((), (_SUF,)):
-        for sp in range(8):  # optional blanks: before |, after |, at the end
-            seq = [_DIG, *suf, _COL, _BLK, _DIG, _BLK, _DIG, _BLK, _DIG]
-            seq += [_BLK] if sp & 1 else []
-            seq += [_BAR] + ([_BLK] if sp & 2 else [])
-            seq += [_DIG, _BLK, _DIG, _BLK, _DIG] + ([_BLK] if sp & 4 else [])
-            out.add(sum(c * 8**k for k, c in enumerate(seq)))
-    return np.array(sorted(out), np.int64)
+def _swar8(words: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Values of the last ``k`` (0 to 8) ASCII digits of little-endian 8-byte words.
+
+    The first character is the lowest byte: ``x * (1 + (10 << 8)) >> 8`` puts
+    ``10 * d[i] + d[i + 1]`` in byte ``i``, and so on for pairs and quads.
+    """
+    x = words ^ _ASCII0  # digits -> 0..9 without borrows
+    x &= _KEEP[k]  # bytes before the run -> leading zeros
+    for mul, shift, mask in _SWAR:
+        x *= mul
+        x >>= shift
+        if mask is not None:
+            x &= mask
+    return x.view(np.int64)
 
 
-_BIN_SIGS = _bin_signatures()
+def _decode(raw: bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Values of the digit runs ``raw[start:end]`` (1 to 18 digits each).
+
+    Eight digits at a time: the 8-byte word ending at ``end`` is read unaligned
+    and reduced in registers (SWAR); the digits before those of a longer run are
+    decoded the same way and added, scaled by ``10**8``.
+    """
+    words = np.ndarray((max(len(raw) - 7, 0),), np.dtype("<u8"), raw, 0, (1,))
+    length = end - start
+    if len(words):
+        val = _swar8(words[np.maximum(end - 8, 0)], np.minimum(length, 8))
+    else:
+        val = np.zeros(len(start), np.int64)
+    for j in np.flatnonzero(end < 8).tolist():  # within the first 8 bytes: no whole word
+        val[j] = int(raw[max(start[j], end[j] - 8) : end[j]])
+    longer = np.flatnonzero(length > 8)
+    if longer.size:
+        val[longer] += _decode(raw, start[longer], end[longer] - 8) * 10**8
+    return val
 
 
 class _Scan:
-    """One block of lines: bin rows parsed in numpy, other lines classified by regex."""
+    """One block of lines: bin rows found by one regex and decoded in numpy.
+
+    Parameters
+    ----------
+    raw : bytes
+        Whole lines, each ending in a newline.
+
+    Attributes
+    ----------
+    cls : numpy.ndarray of int8
+        Class of every line.
+    bins, subs : numpy.ndarray of int64
+        Indices of the bin rows, and of the other lines.
+    size, read, write : numpy.ndarray of int64
+        Per bin row: the label's value (``4K`` = 4096) and the first
+        (``rpcs``/``ios``/``maps``) count of each side.
+    sub : polars.DataFrame
+        Per other line: :func:`_classify`'s fields.
+
+    Notes
+    -----
+    Bin rows (most lines) are matched with one anchored regular expression over
+    the block's lines (Arrow strings over ``raw``, no copy), and their numbers
+    are decoded from the digit runs of ``raw``: a bin row holds exactly seven
+    (label, then ``count % cum`` twice). Only the other lines are classified
+    with the per-kind expressions of :func:`_classify`.
+    """
 
     def __init__(self, raw: bytes) -> None:
         buf = np.frombuffer(raw, np.uint8)
         nl = np.flatnonzero(buf == 10)
-        self.raw, self.nl = raw, nl
-        n = self.n = len(nl)
-        self.starts = np.concatenate([[0], nl[:-1] + 1]).astype(np.int64)
-        b = _LUT[buf]
+        n = len(nl)
+        offs = np.empty(n + 1, np.int64)
+        offs[0] = 0
+        offs[1:] = nl + 1
+        self.raw, self.nl, self.starts = raw, nl, offs[:-1]
+        lines = pl.from_arrow(
+            pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(raw))
+        )
+        is_bin = lines.str.contains(_RE_BIN_ROW).to_numpy()
+        self.bins = np.flatnonzero(is_bin)
+        self.subs = np.flatnonzero(~is_bin)
+        # digit runs: edges are start, end, start, end... (the block ends in '\n'); a bin
+        # row's seven runs follow one another from the first at or after its start
+        dig = (buf - np.uint8(48)) < 10
         chg = np.empty(len(buf), bool)
-        chg[0] = True
-        np.not_equal(b[1:], b[:-1], out=chg[1:])
-        chg |= b == _NL
-        rs = np.flatnonzero(chg)  # byte-class runs; every newline is its own run
-        rlen = np.diff(rs, append=len(buf))
-        rc = b[rs]
-        isnl = rc == _NL
-        nlr = np.flatnonzero(isnl)  # one per line (the block ends with a newline)
-        prev_nl = np.empty(len(rs), bool)
-        prev_nl[0] = True
-        prev_nl[1:] = isnl[:-1]
-        counted = ~isnl & ~(prev_nl & (rc == _BLK))  # not newlines nor leading blanks
-        kc = np.cumsum(counted)
-        base = np.concatenate([[0], kc[nlr[:-1]]])  # counted runs before each line
-        line = np.cumsum(isnl) - isnl
-        k = kc - 1 - base[line]  # position of the run within its line
-        contrib = rc.astype(np.int64) * _POW8[np.clip(k, 0, _MAX_RUNS - 1)]
-        contrib[~counted] = 0
-        sig = np.diff(np.cumsum(contrib)[nlr], prepend=0)  # base-8 digits = run classes
-        runs = np.diff(kc[nlr], prepend=0)
-        is_bin = np.isin(sig, _BIN_SIGS) & (runs <= _MAX_RUNS)
-        # the 7 digit runs of each bin row: label, read ios % cum, write ios % cum
-        dsel = (rc == _DIG) & is_bin[line]
-        d_start = rs[dsel].reshape(-1, 7)
-        d_len = rlen[dsel].reshape(-1, 7)
-        vals = []
-        too = (d_len > 18).any(axis=1)  # beyond int64: not a valid row
-        for j in (0, 1, 4):
-            st_, ln_ = d_start[:, j], d_len[:, j]
-            width = min(int(ln_.max()), 19) if ln_.size else 1
-            off = np.arange(width)
-            idx = np.minimum(st_[:, None] + off, len(buf) - 1)
-            dig = buf[idx].astype(np.int64) - 48
-            p = ln_[:, None] - 1 - off
-            w = _POW10[np.where(p >= 0, np.minimum(p, 18), 19)]
-            vals.append((dig * w).sum(axis=1))
-        suf = (
-            buf[np.minimum(d_start[:, 0] + d_len[:, 0], len(buf) - 1)]
-            if len(d_start)
-            else np.zeros(0, np.uint8)
-        )
-        mult = np.ones(len(d_start), np.int64)
-        mult[suf == ord("K")] = 1 << 10
-        mult[suf == ord("M")] = 1 << 20
-        mult[suf == ord("G")] = 1 << 30
-        if too.any():
-            is_bin[np.flatnonzero(is_bin)[too]] = False
-            vals = [v[~too] for v in vals]
-            mult = mult[~too]
-        self.is_bin = is_bin
-        self.size = vals[0] * mult if vals else np.zeros(0, np.int64)
-        self.read = vals[1] if vals else np.zeros(0, np.int64)
-        self.write = vals[2] if vals else np.zeros(0, np.int64)
-        self.bin_pos = np.cumsum(is_bin) - 1
-        nb = ~is_bin
-        self.sub_pos = np.cumsum(nb) - 1
-        nb_idx = np.flatnonzero(nb)
-        offs = np.concatenate([self.starts, [len(raw)]]).astype(np.int64)
-        arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(raw))
-        sub = (
-            pl.from_arrow(arr.take(pa.array(nb_idx)))
-            if nb_idx.size
-            else pl.Series([], dtype=pl.String)
-        )
-        sub = sub.str.strip_chars_end("\r\n")
-        self.sub = _classify(sub)
-        cls = np.full(n, BIN, np.int8)
-        sc = self.sub["cls"].to_numpy().copy()
-        sc[sc == BIN] = OTHER  # a bin-like row that failed the exact layout
-        cls[nb_idx] = sc
-        self.cls = cls
+        chg[0] = dig[0]
+        np.not_equal(dig[1:], dig[:-1], out=chg[1:])
+        edges = np.flatnonzero(chg)
+        e0 = np.searchsorted(edges, self.starts[self.bins])
+        label_end = edges[e0 + 1]
+        self.size = _decode(raw, edges[e0], label_end) * _MULT[buf[label_end]]
+        self.read = _decode(raw, edges[e0 + 2], edges[e0 + 3])
+        self.write = _decode(raw, edges[e0 + 8], edges[e0 + 9])
+        self.sub = _classify(lines.gather(self.subs).str.strip_chars_end("\r\n"))
+        sub_cls = self.sub["cls"].to_numpy().copy()
+        sub_cls[sub_cls == BIN] = OTHER  # a bin-like row that failed the exact layout
+        self.cls = np.full(n, BIN, np.int8)
+        self.cls[self.subs] = sub_cls
 
     def line(self, i: int) -> bytes:
+        """Line ``i`` of the block, without its newline."""
         return self.raw[self.starts[i] : self.nl[i]]
-
-    def col(self, name: str, idx: np.ndarray) -> pl.Series:
-        """Column of the classified (non-bin) lines at full-block line indices."""
-        return self.sub[name].gather(np.maximum(self.sub_pos[idx], 0))
 
 
 def _target_of(pname: str) -> str:
@@ -315,72 +353,120 @@ def _default_target(name: str) -> str:
     return base.split(".")[0] or "brw_stats"
 
 
+def _inherit(values: np.ndarray, prev: np.ndarray, carried: object) -> np.ndarray:
+    """``values[prev]``, or ``carried`` where ``prev`` is -1 (nothing before in the block)."""
+    if not len(values):
+        return np.full(len(prev), carried, dtype=values.dtype)
+    return np.where(prev >= 0, values[np.maximum(prev, 0)], carried)
+
+
 def _process_block(
     st: _State, first_line: int, raw: bytes, name: str, strict: bool, skips: SkipLog
 ) -> None:
+    """Classify and check one block of lines; keep its dumps, titles and bin rows in ``st``.
+
+    The state machine (which dump, which histogram, inside a ``.brw_stats=``
+    parameter or not) only moves on non-bin lines, so it runs over those; each
+    bin row inherits the state of the last non-bin line before it.
+    """
     if not raw:
         return
     sc = _Scan(raw)
     cls = sc.cls
     n = len(cls)
-    errors: list[tuple[np.ndarray, str]] = []
-    brwp = cls == BRWPARAM
-    par = cls == PARAM
+    subs, bins = sc.subs, sc.bins  # line indices of the non-bin lines, bin rows
+    c = cls[subs]
+    sub = sc.sub
+    errors: list[tuple[np.ndarray | None, np.ndarray | None, str]] = []  # (on subs, on bins, why)
+    brwp = c == BRWPARAM
+    par = c == PARAM
     seen_brwp = st.seen_brwparam | (np.cumsum(brwp) > 0)
-    seen_snap = st.seen_snap | (np.cumsum(cls == SNAP) > 0)
+    seen_snap = st.seen_snap | (np.cumsum(c == SNAP) > 0)
     # a param=value line inside a raw (unwrapped) dump is garbage
     bad_par = par & seen_snap & ~seen_brwp
-    errors.append((bad_par, "a brw_stats line, not 'param=value'"))
+    errors.append((bad_par, None, "a brw_stats line, not 'param=value'"))
     par &= ~bad_par
     lp = _ffill(brwp | par)
     in_brw = np.where(lp >= 0, brwp[np.maximum(lp, 0)], st.in_brw)
     active = in_brw & ~(brwp | par)
-    with_val = np.zeros(n, bool)
-    bi = np.flatnonzero(brwp)
-    if bi.size:
-        with_val[bi] = (sc.col("pval", bi).str.strip_chars().str.len_bytes() > 0).to_numpy()
-    errors.append((with_val, "a newline after '.brw_stats='"))
-    snap_m = (cls == SNAP) & active
+    with_val = np.zeros(len(subs), bool)
+    bp_i = np.flatnonzero(brwp)
+    if bp_i.size:
+        pval = sub["pval"].gather(bp_i)
+        with_val[bp_i] = (pval.str.strip_chars().str.len_bytes() > 0).to_numpy()
+    errors.append((with_val, None, "a newline after '.brw_stats='"))
+    snap_m = (c == SNAP) & active
     snap_id = st.snap + np.cumsum(snap_m)
-    rw_m = (cls == RW) & active
-    title_m = (cls == TITLE) & active
-    bin_m = (cls == BIN) & in_brw
-    prev_cls = np.concatenate([[st.last_cls], cls[:-1]])
-    next_cls = np.concatenate([cls[1:], [TITLE]])  # the block's last line: checked next block
-    errors.append((rw_m & (next_cls != TITLE), "a histogram title after 'read | write'"))
-    errors.append((title_m & (prev_cls != RW), "'read | write' before a histogram title"))
-    hdr = ((cls == START) | (cls == ELAPSED)) & active
+    rw_m = (c == RW) & active
+    title_m = (c == TITLE) & active
+    prev_cls = cls[subs - 1] if len(subs) else c
+    if len(subs) and subs[0] == 0:
+        prev_cls[0] = st.last_cls
+    next_cls = cls[np.minimum(subs + 1, n - 1)]
+    if len(subs) and subs[-1] == n - 1:
+        next_cls[-1] = TITLE  # the block's last line: checked with the next block
+    errors.append((rw_m & (next_cls != TITLE), None, "a histogram title after 'read | write'"))
+    errors.append((title_m & (prev_cls != RW), None, "'read | write' before a histogram title"))
+    hdr = ((c == START) | (c == ELAPSED)) & active
+    hdr_first = (prev_cls == SNAP) | (prev_cls == START) | (prev_cls == ELAPSED)
+    errors.append((hdr & ~hdr_first, None, "start/elapsed_time after snapshot_time"))
     errors.append(
-        (hdr & ~np.isin(prev_cls, (SNAP, START, ELAPSED)), "start/elapsed_time after snapshot_time")
+        ((c == OTHER) & in_brw, None, "a brw_stats line (snapshot_time, title or bin row)")
     )
-    errors.append(((cls == OTHER) & in_brw, "a brw_stats line (snapshot_time, title or bin row)"))
+    ls = _ffill(title_m | snap_m)  # last title or snapshot_time (index into subs)
+    ti = np.flatnonzero(title_m)
+    sec_at = np.full(len(subs), -1, np.int64)  # section code of each title line
+    if ti.size:
+        sec_at[ti] = st.codes(sub["title"].gather(ti))
+    # the histogram each line is in: -1 after a snapshot_time line, until a title
+    section = _inherit(sec_at, ls, st.section)
+    # bin rows: the state of the last non-bin line before each
+    prev = bins - np.arange(len(bins)) - 1
+    bin_m = _inherit(in_brw, prev, st.in_brw)
+    snap_b = _inherit(snap_id, prev, st.snap)
+    sec_b = _inherit(section, prev, st.section)
     errors.append(
-        ((rw_m | title_m | hdr | bin_m) & (snap_id < 0), "snapshot_time before a histogram")
+        (
+            (rw_m | title_m | hdr) & (snap_id < 0),
+            bin_m & (snap_b < 0),
+            "snapshot_time before a histogram",
+        )
     )
-    ls = _ffill(title_m | snap_m)
-    sec_ok = np.where(ls >= 0, title_m[np.maximum(ls, 0)], st.section is not None)
-    errors.append((bin_m & ~sec_ok, "a histogram title before its bin rows"))
+    errors.append((None, bin_m & (sec_b < 0), "a histogram title before its bin rows"))
     if st.pending_rw is not None and cls[0] != TITLE:
         if strict:
             raise InputError(name, st.pending_rw, "a histogram title", sc.line(0), kind=KIND)
         skips.add(st.pending_rw, "'read | write' without title")
-    bad_any = np.zeros(n, bool)
-    for mask, _ in errors:
-        bad_any |= mask
-    if bad_any.any():
+    bad_j = np.zeros(len(subs), bool)
+    bad_b = np.zeros(len(bins), bool)
+    for on_j, on_b, _ in errors:
+        if on_j is not None:
+            bad_j |= on_j
+        if on_b is not None:
+            bad_b |= on_b
+    if bad_j.any() or bad_b.any():
+        full = []  # each check over the whole block, in order: a line's first failure names it
+        for on_j, on_b, why in errors:
+            m = np.zeros(n, bool)
+            if on_j is not None:
+                m[subs] = on_j
+            if on_b is not None:
+                m[bins] = on_b
+            full.append((m, why))
+        bad = np.flatnonzero(np.logical_or.reduce([m for m, _ in full]))
         if strict:
-            i = int(np.flatnonzero(bad_any)[0])
-            expected = next(e for m, e in errors if m[i])
+            i = int(bad[0])
+            expected = next(e for m, e in full if m[i])
             raise InputError(name, first_line + i, expected, sc.line(i), kind=KIND)
-        for i in np.flatnonzero(bad_any).tolist():
-            skips.add(first_line + i, next(e for m, e in errors if m[i]))
+        for i in bad.tolist():
+            skips.add(first_line + i, next(e for m, e in full if m[i]))
     # dumps: time, target, line
     lbp = _ffill(brwp)
     si = np.flatnonzero(snap_m)
     if si.size:
         tg_idx = lbp[si]
         carry_tg = st.target if st.target is not None else st.default_target
-        names = sc.col("pname", np.maximum(tg_idx, 0)).to_list()
+        names = sub["pname"].gather(np.maximum(tg_idx, 0)).to_list()
         tg = [
             _target_of(x) if j >= 0 else carry_tg
             for x, j in zip(names, tg_idx.tolist(), strict=True)
@@ -390,56 +476,39 @@ def _process_block(
                 {
                     "snap": snap_id[si].astype(np.int64),
                     "target": pl.Series(tg, dtype=pl.String),
-                    "t": sc.col("num", si),
-                    "line": (si + first_line).astype(np.int64),
+                    "t": sub["num"].gather(si),
+                    "line": (subs[si] + first_line).astype(np.int64),
                 }
             )
         )
-    hi = np.flatnonzero(hdr & ~bad_any)
+    hi = np.flatnonzero(hdr & ~bad_j)
     if hi.size:
         st.extra.append(
             pl.DataFrame(
                 {
                     "snap": snap_id[hi].astype(np.int64),
-                    "what": np.where(cls[hi] == START, "start", "elapsed"),
-                    "v": sc.col("num", hi),
+                    "what": np.where(c[hi] == START, "start", "elapsed"),
+                    "v": sub["num"].gather(hi),
                 }
             )
         )
-    ti = np.flatnonzero(title_m)
-    titles_ext = sc.sub["title"].append(pl.Series([st.section], dtype=pl.String))
-    n_sub = len(sc.sub)
     if ti.size:
-        st.sec_pairs.append(
-            pl.DataFrame({"snap": snap_id[ti].astype(np.int64), "section": sc.col("title", ti)})
-        )
-    sel = np.flatnonzero(bin_m & ~bad_any)
-    if sel.size:
-        src = ls[sel]
-        sec = titles_ext.gather(np.where(src >= 0, sc.sub_pos[np.maximum(src, 0)], n_sub))
-        bp = sc.bin_pos[sel]
-        st.bins.append(
-            pl.DataFrame(
-                {
-                    "snap": snap_id[sel].astype(np.int64),
-                    "section": sec,
-                    "size": sc.size[bp],
-                    "read": sc.read[bp],
-                    "write": sc.write[bp],
-                }
-            )
-        )
-    # carry
-    st.snap = int(snap_id[-1])
-    st.in_brw = bool(in_brw[-1])
-    st.seen_brwparam = bool(seen_brwp[-1])
-    st.seen_snap = bool(seen_snap[-1])
+        st.sec_pairs.append((snap_id[ti].astype(np.int64), sec_at[ti]))
+    keep = bin_m & ~bad_b
+    if keep.any():
+        cols = (snap_b.astype(np.int64, copy=False), sec_b, sc.size, sc.read, sc.write)
+        st.bins.append(cols if keep.all() else tuple(x[keep] for x in cols))
+    # carry (bin rows carry nothing: the state is that of the last non-bin line)
+    if len(subs):
+        st.snap = int(snap_id[-1])
+        st.in_brw = bool(in_brw[-1])
+        st.seen_brwparam = bool(seen_brwp[-1])
+        st.seen_snap = bool(seen_snap[-1])
+        st.section = int(section[-1])
+        if lbp[-1] >= 0:
+            st.target = _target_of(sub["pname"][int(lbp[-1])])
     st.last_cls = int(cls[-1])
-    st.pending_rw = first_line + n - 1 if rw_m[-1] else None
-    if ls[-1] >= 0:
-        st.section = titles_ext[int(sc.sub_pos[ls[-1]])] if title_m[ls[-1]] else None
-    if lbp[-1] >= 0:
-        st.target = _target_of(sc.col("pname", lbp[-1:])[0])
+    st.pending_rw = first_line + n - 1 if len(subs) and subs[-1] == n - 1 and rw_m[-1] else None
 
 
 class BrwStatsLoader:
@@ -473,10 +542,11 @@ class BrwStatsLoader:
                         )
                     skips.add(first + block.count(b"\n"), "last line without newline")
                     block = block[: block.rfind(b"\n") + 1]
-                try:
-                    block.decode("utf-8")
-                except UnicodeDecodeError:
-                    block = block.decode("utf-8", "replace").encode()
+                if not block.isascii():
+                    try:
+                        block.decode("utf-8")
+                    except UnicodeDecodeError:
+                        block = block.decode("utf-8", "replace").encode()
                 _process_block(st, first, block, name, strict, skips)
         if st.pending_rw is not None:
             if strict:
@@ -491,39 +561,9 @@ class BrwStatsLoader:
     def _emit(
         self, st: _State, name: str, strict: bool, skips: SkipLog, chunk_rows: int
     ) -> Iterator[Parsed]:
+        """Check the dumps, then yield the deltas in chunks of ``chunk_rows`` rows."""
         snaps = pl.concat(st.snaps)
-        pairs = (
-            pl.concat(st.sec_pairs)
-            if st.sec_pairs
-            else pl.DataFrame(schema={"snap": pl.Int64, "section": pl.String})
-        )
-        secs_of = dict(
-            pairs.group_by("snap")
-            .agg(pl.col("section").unique().sort().str.join("\x1f"))
-            .iter_rows()
-        )
-        # checks per target: increasing times, no histograms lost (a dump cut short)
-        drop: list[int] = []
-        prev: dict[str, tuple[float, frozenset]] = {}
-        for s_id, tg, t, line in snaps.iter_rows():
-            cur = frozenset(secs_of.get(s_id, "").split("\x1f")) - {""}
-            if tg in prev:
-                pt, psec = prev[tg]
-                why = None
-                if not t > pt:
-                    why = (f"snapshot_time after {pt} for target {tg!r}", t)
-                elif psec - cur:
-                    why = (
-                        f"every histogram of the previous dump of {tg!r} (cut mid-dump?)",
-                        f"missing {sorted(psec - cur)}",
-                    )
-                if why is not None:
-                    if strict:
-                        raise InputError(name, line, why[0], why[1], kind=KIND)
-                    skips.add(line, why[0])
-                    drop.append(s_id)
-                    continue
-            prev[tg] = (t, cur)
+        drop = _check_dumps(st, snaps, name, strict, skips)
         if drop:
             snaps = snaps.filter(~pl.col("snap").is_in(drop))
         per_target = snaps.group_by("target", maintain_order=True).agg(
@@ -543,85 +583,227 @@ class BrwStatsLoader:
         if st.extra:
             meta["lustre_header"] = "2.14+ (start_time/elapsed_time)"
         produced = False
-        if st.bins:
-            b = pl.concat(st.bins)
-            if drop:
-                b = b.filter(~pl.col("snap").is_in(drop))
-            sec_names = b["section"].unique(maintain_order=True)
-            b = b.with_columns(
-                pl.col("section").replace_strict(
-                    sec_names, list(range(len(sec_names))), return_dtype=pl.Int64
-                )
-            )
-            page_code = (sec_names == "pages per bulk r/w").arg_true().to_list()
-            if page_code:
-                b = b.with_columns(
-                    pl.when(pl.col("section") == page_code[0])
-                    .then(pl.col("size") * PAGE_SIZE)
-                    .otherwise("size")
-                )
-            snap_np = snaps["snap"].to_numpy()
-            t_np = snaps["t"].to_numpy()
-            b_snap = b["snap"].to_numpy()
-            b_sec = b["section"].to_numpy()
-            b_size = b["size"].to_numpy()
-            b_rw = np.stack([b["read"].to_numpy(), b["write"].to_numpy()], axis=1)
-            sec_dict = pa.array(sec_names.to_list(), pa.string())
-            for (tg,), rows in snaps.with_row_index("i").group_by("target", maintain_order=True):
-                ri = rows["i"].to_numpy()
-                s_ids, ts = snap_np[ri], t_np[ri]
-                if len(s_ids) < 2:
-                    continue
-                pos = np.searchsorted(s_ids, b_snap)
-                pos_c = np.minimum(pos, len(s_ids) - 1)
-                mine = s_ids[pos_c] == b_snap
-                if not mine.any():
-                    continue
-                row = pos_c[mine]
-                key = b_sec[mine].astype(np.int64) * (1 << 48) + b_size[mine]
-                ukey, kinv = np.unique(key, return_inverse=True)
-                v = np.zeros((len(s_ids), len(ukey), 2), np.int64)
-                v[row, kinv] = b_rw[mine]
-                total = v.sum(axis=(1, 2))
-                d = deltas(np.zeros(len(s_ids), np.int64), ts, total)
-                q = d.quality.copy()
-                dv = v[1:] - v[:-1]
-                reset = (dv < 0).any(axis=(1, 2)) | (q == RESET)
-                dv[reset] = v[1:][reset]
-                q[reset] = RESET
-                n_i, n_k = dv.shape[0], dv.shape[1]
-                per = n_k * 2
-                total_rows = n_i * per
-                sec_idx = np.tile(np.repeat((ukey >> 48).astype(np.int32), 2), n_i)
-                size = np.tile(np.repeat(ukey & ((1 << 48) - 1), 2), n_i)
-                op_idx = np.tile(np.array([0, 1], np.int8), n_i * n_k)
-                table = pa.table(
-                    {
-                        "target": pa.array([tg] * 1, pa.string()).take(
-                            np.zeros(total_rows, np.int32)
-                        ),
-                        "ts": pa.array(
-                            np.repeat((ts[1:] * 1e6).round().astype(np.int64), per),
-                            pa.timestamp("us"),
-                        ),
-                        "interval_s": pa.array(np.repeat(d.interval_s, per), pa.float64()),
-                        "section": sec_dict.take(pa.array(sec_idx)),
-                        "op": pa.array(["read", "write"], pa.string()).take(pa.array(op_idx)),
-                        "size_bytes": pa.array(size, pa.int64()),
-                        "count": pa.array(dv.reshape(-1), pa.int64()),
-                        "quality": pa.array(list(QUALITY), pa.string()).take(
-                            pa.array(np.repeat(q, per))
-                        ),
-                    }
-                )
-                step = max(1, chunk_rows)
-                for lo in range(0, table.num_rows, step):
-                    produced = True
-                    yield Parsed(
-                        tables={"size_hist": table.slice(lo, step)}, meta=meta, skips=skips
-                    )
+        for table in _interval_tables(st, snaps, drop):
+            step = max(1, chunk_rows)
+            for lo in range(0, table.num_rows, step):
+                produced = True
+                yield Parsed(tables={"size_hist": table.slice(lo, step)}, meta=meta, skips=skips)
         if not produced:
             yield Parsed(tables={}, meta=meta, skips=skips)
+
+
+def _check_dumps(
+    st: _State, snaps: pl.DataFrame, name: str, strict: bool, skips: SkipLog
+) -> list[int]:
+    """Dumps to drop: times not increasing, or histograms lost, per target.
+
+    Each dump is compared with the previous kept dump of its target. The
+    common case (no offending dump) is decided in numpy; otherwise the dumps
+    are walked in order (raising at the first in strict mode).
+
+    Returns
+    -------
+    list of int
+        Global indices of the dumps skipped (tolerant mode).
+    """
+    n = snaps.height
+    pair_snap = np.concatenate([p[0] for p in st.sec_pairs] or [np.zeros(0, np.int64)])
+    pair_code = np.concatenate([p[1] for p in st.sec_pairs] or [np.zeros(0, np.int64)])
+    keep = (pair_snap >= 0) & (pair_snap < n)  # titles before any snapshot_time: no dump
+    pair_snap, pair_code = pair_snap[keep], pair_code[keep]
+    # a dump's histograms as a set of names (titles split at \x1f, as they were once joined)
+    atoms: dict[str, int] = {}
+    code_atoms = [frozenset(a for a in title.split("\x1f") if a) for title in st.sec_names]
+    for parts in code_atoms:
+        for a in sorted(parts):
+            atoms.setdefault(a, len(atoms))
+    t = snaps["t"].to_numpy()
+    if len(atoms) <= 64 and n > 1:
+        code_mask = np.array(
+            [sum(1 << atoms[a] for a in parts) for parts in code_atoms] or [0], np.uint64
+        )
+        mask = np.zeros(n, np.uint64)
+        np.bitwise_or.at(mask, pair_snap, code_mask[pair_code])
+        tcode = snaps["target"].rank("dense").to_numpy()
+        order = np.argsort(tcode, kind="stable")
+        same = tcode[order[1:]] == tcode[order[:-1]]
+        cur, prv = order[1:][same], order[:-1][same]
+        bad = ~(t[cur] > t[prv]) | ((mask[prv] & ~mask[cur]) != 0)
+        if not bad.any():
+            return []
+    elif n <= 1:
+        return []
+    secs: list[set[str]] = [set() for _ in range(n)]
+    for s_id, code in zip(pair_snap.tolist(), pair_code.tolist(), strict=True):
+        secs[s_id] |= code_atoms[code]
+    drop: list[int] = []
+    prev: dict[str, tuple[float, frozenset]] = {}
+    for s_id, tg, t_, line in snaps.iter_rows():
+        cur_set = frozenset(secs[s_id])
+        if tg in prev:
+            pt, psec = prev[tg]
+            why = None
+            if not t_ > pt:
+                why = (f"snapshot_time after {pt} for target {tg!r}", t_)
+            elif psec - cur_set:
+                why = (
+                    f"every histogram of the previous dump of {tg!r} (cut mid-dump?)",
+                    f"missing {sorted(psec - cur_set)}",
+                )
+            if why is not None:
+                if strict:
+                    raise InputError(name, line, why[0], why[1], kind=KIND)
+                skips.add(line, why[0])
+                drop.append(s_id)
+                continue
+        prev[tg] = (t_, cur_set)
+    return drop
+
+
+def _interval_tables(st: _State, snaps: pl.DataFrame, drop: list[int]) -> Iterator[pa.Table]:
+    """One ``size_hist`` table per target with at least two (kept) dumps.
+
+    Rows run interval by interval, then by section (in order of first
+    appearance) and bin, then read before write.
+    """
+    if not st.bins:
+        return
+    b_snap, b_sec, b_size, b_read, b_write = (np.concatenate(c) for c in zip(*st.bins, strict=True))
+    if drop:
+        kept = ~np.isin(b_snap, drop)
+        b_snap, b_sec, b_size = b_snap[kept], b_sec[kept], b_size[kept]
+        b_read, b_write = b_read[kept], b_write[kept]
+    # section codes by first appearance among the kept bins
+    used = pl.Series(b_sec).unique(maintain_order=True).to_numpy()
+    if not np.array_equal(used, np.arange(len(used))):
+        remap = np.zeros(len(st.sec_names), np.int64)
+        remap[used] = np.arange(len(used))
+        b_sec = remap[b_sec]
+    sec_names = [st.sec_names[c] for c in used.tolist()]
+    if "pages per bulk r/w" in sec_names:
+        pages = b_sec == sec_names.index("pages per bulk r/w")
+        b_size = np.where(pages, b_size * PAGE_SIZE, b_size)
+    key_all = b_sec * (1 << 48) + b_size
+    snap_np = snaps["snap"].to_numpy()
+    t_np = snaps["t"].to_numpy()
+    groups = list(snaps.with_row_index("i").group_by("target", maintain_order=True))
+    # each bin's target group and its dump's position in the target's series
+    n_ids = int(max(snap_np.max(initial=-1), b_snap.max(initial=-1))) + 1
+    grp_of = np.full(n_ids, -1, np.int64)
+    row_of = np.zeros(n_ids, np.int64)
+    for g, (_, rows) in enumerate(groups):
+        ids = snap_np[rows["i"].to_numpy()]
+        grp_of[ids] = g
+        row_of[ids] = np.arange(len(ids))
+    b_grp = grp_of[b_snap]
+    if len(groups) > 1:
+        order = np.argsort(b_grp, kind="stable")
+        bounds = np.searchsorted(b_grp[order], np.arange(len(groups) + 1))
+    for g, ((tg,), rows) in enumerate(groups):
+        ri = rows["i"].to_numpy()
+        ts = t_np[ri]
+        if len(ri) < 2:
+            continue
+        mine = order[bounds[g] : bounds[g + 1]] if len(groups) > 1 else slice(None)
+        row = row_of[b_snap[mine]]
+        if not len(row):
+            continue
+        key = key_all[mine]
+        ukey, v = _dense(row, key, b_read[mine], b_write[mine], len(ri))
+        total = v.sum(axis=(1, 2))
+        d = deltas(np.zeros(len(ri), np.int64), ts, total)
+        dv = v[1:] - v[:-1]
+        # any bin dropping means the target restarted: every bin counts from 0; a
+        # restart inside a gap keeps both facts (gap_reset, see load._counters)
+        reset = (dv < 0).any(axis=(1, 2)) | np.isin(d.quality, (RESET, GAP_RESET))
+        dv[reset] = v[1:][reset]
+        q = np.where(reset, RESET, OK).astype(np.int8)
+        q = mark_gaps(np.zeros(len(q), np.int64), d.interval_s, q)
+        n_i, n_k = dv.shape[0], dv.shape[1]
+        per = n_k * 2
+        sections = [sec_names[c] for c in np.repeat(ukey >> 48, 2).tolist()]
+        # quality: one string run per run of equal codes (usually a single one)
+        cut = np.flatnonzero(np.diff(q)) + 1
+        run_q = q[np.concatenate([[0], cut])].tolist()
+        run_n = np.diff(np.concatenate([[0], cut, [n_i]])).tolist()
+        quality = [_tiled([QUALITY[c]] * per, k) for c, k in zip(run_q, run_n, strict=True)]
+        yield pa.table(
+            {
+                "target": _tiled([tg] * per, n_i),
+                "ts": pa.array(
+                    _per_row((ts[1:] * 1e6).round().astype(np.int64), per), pa.timestamp("us")
+                ),
+                "interval_s": pa.array(_per_row(d.interval_s, per), pa.float64()),
+                "section": _tiled(sections, n_i),
+                "op": _tiled(["read", "write"] * n_k, n_i),
+                "size_bytes": pa.array(
+                    np.tile(np.repeat(ukey & ((1 << 48) - 1), 2), n_i), pa.int64()
+                ),
+                "count": pa.array(dv.reshape(-1), pa.int64()),
+                "quality": quality[0] if len(quality) == 1 else pa.concat_arrays(quality),
+            }
+        )
+
+
+class _Dense(NamedTuple):
+    """A target's bins as one dense array."""
+
+    ukey: np.ndarray  #: sorted distinct bin keys (section code << 48 | size)
+    counts: np.ndarray  #: [dump, key, read/write] counts, 0 for a bin a dump lacks
+
+
+def _dense(
+    row: np.ndarray, key: np.ndarray, read: np.ndarray, write: np.ndarray, n_dumps: int
+) -> _Dense:
+    """Scatter bin rows (dump ``row``, bin ``key``) into a dense ``[dump, key, op]`` array.
+
+    When every dump lists the same increasing keys (the usual case: Lustre
+    prints the same populated range each time) this is a reshape; otherwise
+    keys are sorted and rows scattered, a later duplicate row winning.
+    """
+    n_k = len(key) // n_dumps
+    if n_k * n_dumps == len(key) and n_k > 0:
+        first = key[:n_k]
+        if (
+            (np.diff(first) > 0).all()
+            and (key.reshape(n_dumps, n_k) == first).all()
+            and (row.reshape(n_dumps, n_k) == np.arange(n_dumps)[:, None]).all()
+        ):
+            return _Dense(first, np.stack([read, write], axis=1).reshape(n_dumps, n_k, 2))
+    ukey = np.sort(pl.Series(key).unique().to_numpy())
+    kinv = np.searchsorted(ukey, key)
+    counts = np.zeros((n_dumps, len(ukey), 2), np.int64)
+    counts[row, kinv, 0] = read
+    counts[row, kinv, 1] = write
+    return _Dense(ukey, counts)
+
+
+def _tiled(values: list[str], reps: int) -> pa.Array:
+    """``values`` end to end, ``reps`` times over, as one string array (no gather)."""
+    enc = [v.encode() for v in values]
+    block = b"".join(enc)
+    n = len(enc) * reps
+    total = len(block) * reps
+    dtype = np.int32 if total < 2**31 else np.int64
+    offsets = np.empty(n + 1, dtype)
+    offsets[0] = 0
+    ends = np.cumsum([len(e) for e in enc], dtype=dtype)
+    starts = np.arange(reps, dtype=dtype) * dtype(len(block))
+    np.add(starts[:, None], ends, out=offsets[1:].reshape(reps, len(enc)))
+    data = np.empty((reps, len(block)), np.uint8)  # numpy memory: huge pages, fewer faults
+    data[:] = np.frombuffer(block, np.uint8)
+    buffers = (pa.py_buffer(offsets), pa.py_buffer(data))
+    if dtype is np.int32:
+        return pa.StringArray.from_buffers(n, *buffers)
+    big = pa.LargeStringArray.from_buffers(n, *buffers)
+    return big.cast(pa.string())  # past 2 GiB of text: Arrow's own error, as a gather gives
+
+
+def _per_row(x: np.ndarray, reps: int) -> np.ndarray:
+    """Each element of ``x`` ``reps`` times in a row (``np.repeat`` by broadcasting)."""
+    out = np.empty((len(x), reps), x.dtype)
+    out[:] = x[:, None]
+    return out.reshape(-1)
 
 
 register(BrwStatsLoader())

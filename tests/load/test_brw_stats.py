@@ -193,3 +193,57 @@ def test_proc_path_names_the_target(tmp_path):
     dest.write_bytes(src.read_bytes())
     _, meta, _ = _load(dest)
     assert set(meta["brw_stats"]) == {"lustrefs-OST0000"}
+
+
+def _dump(t: float, rows: list[str]) -> str:
+    head = f"snapshot_time:         {t:.9f} (secs.nsecs)\n\n"
+    head += "                           read      |     write\n"
+    head += "disk I/O size          ios   % cum % |  ios         % cum %\n"
+    return head + "".join(f"{r}\n" for r in rows)
+
+
+def test_counts_up_to_18_digits_are_exact_and_longer_is_garbage():
+    big = [10**k + 7 for k in range(8, 18)]  # 9 to 18 digits
+    first = [f"{1 << k}K:\t\t {c}  10  10   | {c // 3}   0   0" for k, c in enumerate(big)]
+    second = [
+        f"{1 << k}K:\t\t {c + k + 1}  10  10   | {c // 3 + 2 * k}   0   0"
+        for k, c in enumerate(big)
+    ]
+    df, _, _ = _load((_dump(100, first) + _dump(160, second)).encode())
+    got = {(op, s): c for op, s, c in df.select("op", "size_bytes", "count").iter_rows()}
+    for k in range(len(big)):
+        assert got["read", (1 << k) * 1024] == k + 1
+        assert got["write", (1 << k) * 1024] == 2 * k
+    nineteen = _dump(100, ["4K:\t\t 1234567890123456789  10  10   | 1   0   0"])
+    with pytest.raises(InputError, match=r"<buffer>:5: expected a brw_stats line"):
+        list(BrwStatsLoader().parse(nineteen.encode()))
+
+
+def test_a_bin_new_in_a_later_dump_counts_from_zero():
+    rows = ["4K:\t\t 5  50  50   | 7   0   0", "8K:\t\t 5  50 100   | 9   0   0"]
+    later = [rows[0].replace(" 5 ", " 6 ", 1), rows[1], "16K:\t\t 3  10 100   | 4   0   0"]
+    df, _, _ = _load((_dump(100, rows) + _dump(130, later)).encode())
+    got = {(op, s): c for op, s, c in df.select("op", "size_bytes", "count").iter_rows()}
+    assert got == {
+        ("read", 4096): 1,
+        ("write", 4096): 0,
+        ("read", 8192): 0,
+        ("write", 8192): 0,
+        ("read", 16384): 3,
+        ("write", 16384): 4,
+    }
+    assert df["size_bytes"].to_list() == [4096, 4096, 8192, 8192, 16384, 16384]
+
+
+def test_restart_inside_a_gap_keeps_both_facts():
+    def rows(n):
+        return [f"4K:\t\t {n}  50  50   | {2 * n}   0   0"]
+
+    # dumps every 60 s, an outage of 600 s, then the server restarted (counts fell)
+    text = "".join(_dump(t, rows(n)) for t, n in [(0, 10), (60, 20), (120, 30), (180, 40)])
+    text += _dump(780, rows(5)) + _dump(840, rows(15)) + _dump(1500, rows(25))
+    df, _, _ = _load(text.encode())
+    read = df.filter(pl.col("op") == "read").sort("ts")
+    assert read["quality"].to_list() == ["ok", "ok", "ok", "gap_reset", "ok", "gap"]
+    assert read["count"].to_list() == [10, 10, 10, 5, 10, 10]  # since the restart: 5
+    assert read["interval_s"].to_list() == [60.0, 60.0, 60.0, 600.0, 60.0, 660.0]
