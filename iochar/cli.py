@@ -113,6 +113,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", default="demo-report", help="output folder (default: demo-report)")
     p.add_argument("--data", default=None, help="data folder (default: the bundled data/)")
+
+    p = sub.add_parser(
+        "calibrate",
+        help="run fio on a directory and fit the FSU cost model t = a0 + a1*b",
+        description="Run fio on a file in DIR (random offsets, direct I/O when the file "
+        "system allows it, queue depth 1) at transfer sizes 4 KiB to 4 MiB, fit Uselton & "
+        "Wright's model t = a0 + a1*b per op (their Eq. 4), and print the coefficients in "
+        "the form of their Table I, what was measured, and predicted (Eq. 6) against "
+        "measured bandwidth per size. With --from, fit existing fio JSON or IOR output "
+        "instead of running fio.",
+    )
+    p.add_argument("dir", metavar="DIR", nargs="?", help="directory on the device to measure")
+    p.add_argument("--quick", action="store_true", help="0.5 s per size and op (about 10 s)")
+    p.add_argument(
+        "--runtime", type=float, default=None, help="seconds per size and op (default 2)"
+    )
+    p.add_argument(
+        "--sizes",
+        choices=("pow4", "pow2"),
+        default="pow4",
+        help="4 KiB to 4 MiB by powers of 4 (6 sizes, default) or of 2 (11, as the paper)",
+    )
+    p.add_argument("--file-mib", type=int, default=256, help="data file size in MiB (256)")
+    p.add_argument("--buffered", action="store_true", help="do not ask for O_DIRECT")
+    p.add_argument("--robust", action="store_true", help="Huber IRLS fit instead of OLS")
+    p.add_argument(
+        "--json", default=None, help="save fio's JSON here (default DIR/iochar-calibrate.json)"
+    )
+    p.add_argument(
+        "--from",
+        dest="inputs",
+        action="append",
+        default=None,
+        metavar="FILE",
+        help="fit this fio JSON or IOR output instead of running fio (repeatable)",
+    )
     return ap
 
 
@@ -275,6 +311,74 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from iochar import calibrate
+    from iochar.analyze import fsu
+
+    if args.inputs:
+        table = pd.concat([calibrate.read_calibration(f) for f in args.inputs], ignore_index=True)
+        print(f"iochar calibrate: {len(table)} runs from {', '.join(args.inputs)}")
+        json_path = None
+    else:
+        if args.dir is None:
+            raise IocharError("calibrate needs DIR (a directory to measure) or --from FILE")
+        runtime = args.runtime if args.runtime is not None else (0.5 if args.quick else 2.0)
+        factor = 2 if args.sizes == "pow2" else 4
+        json_path = args.json or os.path.join(args.dir, "iochar-calibrate.json")
+        print(
+            f"iochar calibrate: running fio in {args.dir} "
+            f"(about {2 * len(calibrate.calibration_sizes(factor=factor)) * runtime:.0f} s)...",
+            flush=True,
+        )
+        run = calibrate.run_fio(
+            args.dir,
+            sizes=calibrate.calibration_sizes(factor=factor),
+            runtime_s=runtime,
+            file_bytes=args.file_mib << 20,
+            direct=not args.buffered,
+            json_path=json_path,
+        )
+        table = run.table
+        for line in run.describe():
+            print(f"  {line}")
+    model = fsu.fit_cost_model(table, robust="huber" if args.robust else None)
+    coef = model.coefficients()
+    print(f"model t = a0 + a1*b per op ({model.source_}), in the form of Table I:")
+    print(
+        f"  {'op':<6}{'latency s':>11}{'s/byte':>11}{'MiB/s':>10}{'IOPS max':>10}"
+        f"{'R^2':>8}{'rms rel':>9}{'runs':>6}"
+    )
+    for op, r in coef.iterrows():
+        print(
+            f"  {op:<6}{r.latency_s:>11.3g}{r.s_per_byte:>11.3g}{r.rate_mib_s:>10.1f}"
+            f"{r.iops_limit:>10.0f}{r.r2:>8.3f}{r.rmse_rel:>9.3f}{int(r.n):>6}"
+        )
+    for note in model.notes_:
+        print(f"  note: {note}")
+    cmp = fsu.compare_bandwidth(model, table)
+    print("predicted (Eq. 6) vs measured bandwidth:")
+    print(f"  {'op':<6}{'size':>10}{'measured MiB/s':>16}{'predicted MiB/s':>17}{'error':>8}")
+    for r in cmp.itertuples():
+        size = (
+            f"{r.size_bytes / 1024:g} KiB"
+            if r.size_bytes < 1 << 20
+            else (f"{r.size_bytes / (1 << 20):g} MiB")
+        )
+        print(
+            f"  {r.op:<6}{size:>10}{r.measured_mib_s:>16.2f}{r.predicted_mib_s:>17.2f}"
+            f"{r.error:>+8.1%}"
+        )
+    print(
+        f"  mean |error| {cmp.attrs['mean_abs_error']:.1%}, "
+        f"max |error| {cmp.attrs['max_abs_error']:.1%} (in-sample: the same runs were fitted)"
+    )
+    if json_path:
+        print(f"raw fio output: {json_path}")
+    return 0
+
+
 _COMMANDS = {
     "load": cmd_load,
     "info": cmd_info,
@@ -283,6 +387,7 @@ _COMMANDS = {
     "snapshot": cmd_snapshot,
     "synth": cmd_synth,
     "demo": cmd_demo,
+    "calibrate": cmd_calibrate,
 }
 
 

@@ -22,6 +22,8 @@ import pyarrow as pa
 
 from iochar.errors import SchemaError
 
+_QUALITY_DOC = "ok, reset, wrap, gap, gap_reset or gap_wrap (see load._counters)."
+
 __all__ = ["Column", "TABLES", "OPS", "SCHEMA_VERSION", "ID_COLUMNS", "check_frame", "ddl"]
 
 #: Bumped whenever a table or column changes; stored in ``iochar_meta``.
@@ -171,7 +173,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("ts", "TIMESTAMP", _TS, "UTC", nullable=False, doc="Interval end."),
         _c("interval_s", "DOUBLE", _F64, "s", nullable=False),
         _c("value", "DOUBLE", _F64, doc="Per-interval amount, never cumulative."),
-        _c("quality", "VARCHAR", _STR, doc="ok, reset, wrap, gap, gap_reset or gap_wrap (see load._counters)."),
+        _c("quality", "VARCHAR", _STR, doc=_QUALITY_DOC),
     ),
     "size_hist": (
         _c("source_id", "BIGINT", _I64),
@@ -182,7 +184,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("op", "VARCHAR", _STR, nullable=False),
         _c("size_bytes", "BIGINT", _I64, "bytes", nullable=False, doc="Bin (lower edge)."),
         _c("count", "BIGINT", _I64, nullable=False),
-        _c("quality", "VARCHAR", _STR, doc="ok, reset, wrap, gap, gap_reset or gap_wrap (see load._counters)."),
+        _c("quality", "VARCHAR", _STR, doc=_QUALITY_DOC),
     ),
     "snapshots": (
         _c("snapshot_id", "BIGINT", _I64, nullable=False),

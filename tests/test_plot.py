@@ -57,8 +57,13 @@ def test_class_charts_render(store):
     vlc = pytest.importorskip("vl_convert")
     store.load(Path(__file__).resolve().parents[1] / "data" / "strace" / "ckpt_tt.strace")
     cr = class_rate(store, job_id=0, bin_s=1.0)
-    for chart in (class_rate_chart(cr), class_breakdown_chart(class_breakdown(classify(store)))):
+    bd = class_breakdown_chart(class_breakdown(classify(store)))
+    for chart in (class_rate_chart(cr), bd):
         assert vlc.vegalite_to_svg(chart.to_dict()).startswith("<svg")
+    # the breakdown is by bytes, by operations and by files
+    assert {r["by"] for r in bd.data.to_dict("records")} == {
+        "by bytes", "by operations", "by files"
+    }  # fmt: skip
 
 
 def test_snapshot_cdf_charts_render(store):
@@ -75,3 +80,324 @@ def test_snapshot_cdf_charts_render(store):
     assert spec["encoding"]["x"]["scale"]["type"] == "log"
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
     assert vlc.vegalite_to_svg(age_cdf_chart(S.age_cdf(store, 0)).to_dict()).startswith("<svg")
+
+
+def _minute_series():
+    import numpy as np
+
+    return pd.Series(
+        [0.0, 100, 90, 0, 0, np.nan, 0, 50],
+        index=pd.date_range("2024-01-01 00:01", periods=8, freq="1min"),
+    )
+
+
+def test_burst_chart_shades_phases_and_draws_threshold():
+    from iochar.analyze.bursts import segment
+    from iochar.plot import burst_chart
+
+    s = _minute_series()
+    phases = segment(s)
+    spec = burst_chart(phases, s).to_dict()
+    rect, line, rule = spec["layer"]
+    assert rect["mark"]["type"] == "rect" and rect["encoding"]["x"]["type"] == "temporal"
+    assert line["mark"]["interpolate"] == "step-before"  # a rate holds over (ts - interval, ts]
+    assert rule["mark"]["type"] == "rule"
+    datasets = spec["datasets"]
+    shaded = datasets[rect["data"]["name"]]
+    assert [d["phase"] for d in shaded] == ["burst", "gap", "burst"]  # idle is not shaded
+    assert datasets[rule["data"]["name"]] == [{"threshold_per_s": 5.0}]
+    vlc = pytest.importorskip("vl_convert")
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_burst_chart_thins_long_series_keeping_peaks():
+    import numpy as np
+
+    from iochar.analyze.bursts import segment
+    from iochar.plot import burst_chart
+
+    v = np.zeros(20_000)
+    v[12_345] = 1000.0
+    s = pd.Series(v, index=np.arange(1, 20_001) * 5.0)
+    spec = burst_chart(segment(s), s, max_points=500).to_dict()
+    line = spec["layer"][1]
+    pts = spec["datasets"][line["data"]["name"]]
+    assert len(pts) <= 500 and max(p["rate_per_s"] for p in pts) == 1000.0
+    assert line["encoding"]["x"]["type"] == "quantitative"
+    with pytest.raises(ParameterError, match="max_points"):
+        burst_chart(segment(s), s, max_points=1)
+    with pytest.raises(ParameterError, match="missing"):
+        burst_chart(pd.DataFrame({"state": []}), s)
+
+
+def test_idle_table_chart_and_style():
+    from iochar.analyze.bursts import idle_table
+    from iochar.plot import idle_table_chart, idle_table_style
+
+    t = idle_table(_minute_series())
+    spec = idle_table_chart(t).to_dict()
+    bars = spec["layer"][0]
+    assert bars["encoding"]["y"]["sort"] == [
+        "1",
+        "2-5",
+        "6-10",
+        "11-20",
+        "21-30",
+        "31-40",
+        "41-50",
+        "51-60",
+        ">60",
+    ]
+    vlc = pytest.importorskip("vl_convert")
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+    html = idle_table_style(t).to_html()
+    assert "Cumulative Minutes" in html and "Percentage of Total Time" in html
+    assert "below 5% of peak" in html and "gaps 1.0 min not counted" in html
+
+
+def test_throughput_cdf_chart_thins_to_exact_steps():
+    import numpy as np
+
+    from iochar.analyze.bursts import throughput_cdf
+    from iochar.plot import throughput_cdf_chart
+
+    rng = np.random.default_rng(0)
+    s = pd.Series(rng.exponential(1.0, 10_000), index=np.arange(1, 10_001) * 60.0)
+    cdf = throughput_cdf(s)
+    spec = throughput_cdf_chart(cdf, max_points=300).to_dict()
+    pts = spec["datasets"][spec["data"]["name"]]
+    assert len(pts) <= 300 and pts[-1]["share_of_time"] == 1.0
+    exact = dict(zip(cdf["fraction_of_peak"], cdf["share_of_time"], strict=True))
+    assert all(exact[p["fraction_of_peak"]] == p["share_of_time"] for p in pts)
+    vlc = pytest.importorskip("vl_convert")
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def _periodic_signal(n=20000, period=125.0):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x = np.where((np.arange(n) % period) < 0.1 * period, 5.0, 0.0)
+    return x + rng.normal(0, 0.5, n)
+
+
+def test_periodogram_chart_marks_the_detected_periods():
+    import numpy as np
+
+    from iochar.analyze.cycles import find_periods
+    from iochar.plot import periodogram_chart
+
+    res = find_periods(_periodic_signal())
+    spec = periodogram_chart(res, max_points=500).to_dict()
+    layers = spec["layer"]
+    assert [ly["mark"]["type"] for ly in layers] == ["line", "line", "rule", "text"]
+    assert layers[0]["encoding"]["x"]["scale"]["type"] == "log"
+    data = spec["datasets"]
+    line_pts = data[layers[0]["data"]["name"]]
+    rule_pts = data[layers[2]["data"]["name"]]
+    assert len(line_pts) <= 500
+    assert [p["period_s"] for p in rule_pts] == res.periods["period_s"].tolist()
+    # thinning keeps the peak: the strongest plotted line is the detected period
+    top = max(line_pts, key=lambda p: p["power"])
+    assert np.isclose(top["period_s"], 125.0, rtol=0.02)
+    vlc = pytest.importorskip("vl_convert")
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_periodogram_chart_without_periods_and_bad_input():
+    import numpy as np
+
+    from iochar.analyze.cycles import find_periods
+    from iochar.plot import periodogram_chart
+
+    res = find_periods(np.random.default_rng(1).normal(size=3000))
+    assert res.periods.empty
+    vlc = pytest.importorskip("vl_convert")
+    assert vlc.vegalite_to_svg(periodogram_chart(res).to_dict()).startswith("<svg")
+    with pytest.raises(ParameterError, match="PeriodResult"):
+        periodogram_chart(res.spectrum)
+    with pytest.raises(ParameterError, match="max_points"):
+        periodogram_chart(res, max_points=1)
+
+
+def test_cycles_chart_renders():
+    from iochar.analyze.cycles import split_cycles
+    from iochar.plot import cycles_chart
+
+    res = split_cycles(_periodic_signal(5000), 125.0)
+    spec = cycles_chart(res).to_dict()
+    bars = spec["layer"][0]
+    assert bars["mark"]["type"] == "rect" and bars["encoding"]["color"]["field"] == "similarity"
+    assert len(spec["datasets"][bars["data"]["name"]]) == len(res.cycles)
+    assert "125 s" in spec["title"]
+    vlc = pytest.importorskip("vl_convert")
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+    with pytest.raises(ParameterError, match="CycleResult"):
+        cycles_chart(res.cycles)
+
+
+# --- job metrics and repeated jobs (Carns et al. 2011, Fig. 11, Table IV) ----------------
+
+
+@pytest.fixture(scope="module")
+def repeated_results(tmp_path_factory):
+    """Job metrics, repeated jobs and one job's placement, from a small synth trace."""
+    import iochar
+    from iochar.analyze.jobs import job_metrics
+    from iochar.analyze.variance import repeated_jobs, similar_jobs
+    from iochar.synth_jobs import JobGroup, make_population, write_trace
+
+    mib = 1 << 20
+    groups = [
+        JobGroup("A", app="earth", uid=1, nprocs=8, files=8, read_bytes=8 * mib,
+                 write_bytes=mib, mean_io_s=40.0, cv=0.2, samples=12, write_files=2),
+        JobGroup("B", app="nuclear0", uid=2, nprocs=4, files=4, read_bytes=4 * mib,
+                 write_bytes=0, mean_io_s=23.1, cv=0.921, samples=12, pattern="rank0"),
+        JobGroup("C", app="climate", uid=3, nprocs=4, files=2, read_bytes=4 * mib,
+                 write_bytes=4 * mib, mean_io_s=72.0, cv=0.079, samples=6, pattern="N:1"),
+    ]  # fmt: skip
+    pop = make_population(groups, random_state=0)
+    db = iochar.connect(":memory:")
+    db.load(write_trace(pop, tmp_path_factory.mktemp("plot_jobs") / "jobs.parquet"))
+    m = job_metrics(db, procs_per_node=4)
+    rep = repeated_jobs(m)
+    slowest = int(m.jobs.sort_values("slowest_io_s")["job_id"].iloc[-1])
+    return m, rep, similar_jobs(m, slowest)
+
+
+def test_repeated_job_charts_render_offline(repeated_results):
+    from iochar.plot import cv_table_chart, cv_table_style, job_history_chart, mib_s_box_chart
+
+    vlc = pytest.importorskip("vl_convert")
+    m, rep, sim = repeated_results
+    box = mib_s_box_chart(m).to_dict()
+    assert box["mark"] == {"type": "boxplot", "extent": "min-max"}  # Fig. 11: min to max
+    assert box["encoding"]["x"]["scale"]["type"] == "log"
+    svg = vlc.vegalite_to_svg(box)
+    assert svg.startswith("<svg") and "nuclear0" in svg and "MiB/s/CN" in svg
+    cv = cv_table_chart(rep.groups).to_dict()
+    rows = cv["datasets"][cv["data"]["name"]]
+    assert len(rows) == len(rep.groups) and {"cv_pct", "text"} <= set(rows[0])
+    assert vlc.vegalite_to_svg(cv).startswith("<svg")
+    html = cv_table_style(rep.groups).to_html()
+    assert "CV" in html and "GiB rd" in html and "%" in html
+    hist = job_history_chart(sim).to_dict()
+    assert "percentile 100" in hist["title"] and "z = +" in hist["title"]
+    svg = vlc.vegalite_to_svg(hist)
+    assert svg.startswith("<svg") and "slowest_io_s" in svg
+
+
+def test_repeated_job_charts_check_their_input(repeated_results):
+    from iochar.plot import cv_table_chart, job_history_chart, mib_s_box_chart
+
+    m, rep, sim = repeated_results
+    with pytest.raises(ParameterError, match="missing"):
+        mib_s_box_chart(m.jobs.drop(columns="mib_s_cn"))
+    with pytest.raises(ParameterError, match="'label' parameter"):
+        cv_table_chart(rep.groups, label="project")
+    with pytest.raises(ParameterError, match="SimilarJobs"):
+        job_history_chart(rep)
+    with pytest.raises(ParameterError, match="'metric' parameter"):
+        job_history_chart(sim, metric="files")
+
+
+# --------------------------------------------------------------------------- FSU charts
+
+
+@pytest.fixture
+def fsu_results(store):
+    """Two OSTs, 40 one-minute intervals of 4 KiB and 1 MiB writes and reads, one reset."""
+    import numpy as np
+    import pyarrow as pa
+
+    from iochar.analyze import fsu
+
+    rng = np.random.default_rng(7)
+    rows = []
+    t0 = dt.datetime(2012, 10, 22)
+    for tgt in ("OST0000", "OST0001"):
+        for k in range(1, 41):
+            ts = t0 + dt.timedelta(minutes=k)
+            for op in ("read", "write"):
+                for size in (4096, 1 << 20):
+                    q = "reset" if (tgt, k) == ("OST0001", 20) else "ok"
+                    rows.append(
+                        (tgt, ts, 60.0, "disk I/O size", op, size, int(rng.poisson(300)), q)
+                    )
+    cols = ["target", "ts", "interval_s", "section", "op", "size_bytes", "count", "quality"]
+    store.con.register("_f", pa.Table.from_pandas(pd.DataFrame(rows, columns=cols)))
+    store.con.execute(f"INSERT INTO size_hist ({', '.join(cols)}) SELECT * FROM _f")
+    series = fsu.fsu_series(store, fsu.table_i_model())
+    return series, fsu.size_histogram(store)
+
+
+def test_fsu_chart_two_axes_and_renders(fsu_results):
+    from iochar.plot import FSU_COLORS, fsu_chart
+
+    vlc = pytest.importorskip("vl_convert")
+    series, _ = fsu_results
+    spec = fsu_chart(series).to_dict()  # two targets: averaged first (section V)
+    lines, fsu_line = spec["layer"]
+    assert spec["resolve"]["scale"]["y"] == "independent"
+    assert fsu_line["encoding"]["y"]["axis"]["orient"] == "right"
+    assert fsu_line["mark"]["color"] == FSU_COLORS["FSU"]
+    assert lines["encoding"]["color"]["scale"]["range"][:2] == ["#d62728", "#1f77b4"]
+    pts = spec["datasets"][fsu_line["data"]["name"]]
+    assert len(pts) == 40
+    svg = vlc.vegalite_to_svg(spec)
+    assert svg.startswith("<svg") and "FSU [%]" in svg
+    thin = fsu_chart(series, max_points=10).to_dict()
+    assert len(thin["datasets"][thin["layer"][1]["data"]["name"]]) <= 10
+    with pytest.raises(ParameterError, match="max_points"):
+        fsu_chart(series, max_points=1)
+    with pytest.raises(ParameterError, match="missing"):
+        fsu_chart(series.drop(columns="fsu_pct"))
+
+
+def test_fsu_chart_with_counter_bandwidth(fsu_results):
+    from iochar.plot import fsu_chart
+
+    vlc = pytest.importorskip("vl_convert")
+    series, _ = fsu_results
+    one = series[series["target"] == "OST0000"]
+    bw = pd.DataFrame(
+        {
+            "target": "OST0000",
+            "metric": ["read_bytes", "write_bytes"] * len(one),
+            "ts": one["ts"].repeat(2).to_numpy(),
+            "rate_per_s": 1 << 20,
+        }
+    )
+    spec = fsu_chart(one, bandwidth=bw).to_dict()
+    assert "counters" in spec["layer"][0]["encoding"]["y"]["title"]
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_fsu_histogram_and_size_histogram_charts(fsu_results):
+    from iochar.analyze.fsu import fsu_histogram
+    from iochar.plot import cost_model_chart, fsu_histogram_chart, size_histogram_chart
+
+    vlc = pytest.importorskip("vl_convert")
+    series, sizes = fsu_results
+    h = fsu_histogram(series)
+    spec = fsu_histogram_chart(h).to_dict()
+    bars = spec["datasets"][spec["data"]["name"]]
+    assert len(bars) == 101 and bars[-1]["overflow"].startswith("overflow")
+    assert bars[-1]["bin_hi"] == 202.0  # drawn one bin past 200%
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+    spec = size_histogram_chart(sizes).to_dict()
+    assert spec["encoding"]["x"]["sort"] == ["4K", "1M"]
+    assert spec["encoding"]["xOffset"]["field"] == "op"
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")
+    with pytest.raises(ParameterError, match="missing"):
+        size_histogram_chart(sizes.drop(columns="count"))
+    from pathlib import Path
+
+    from iochar.analyze.fsu import compare_bandwidth, fit_cost_model
+    from iochar.calibrate import read_fio_json
+
+    fio = Path(__file__).resolve().parents[1] / "data" / "fio" / "iochar-calibrate-vda-ext4.json"
+    bench = read_fio_json(fio)
+    spec = cost_model_chart(compare_bandwidth(fit_cost_model(bench), bench)).to_dict()
+    assert spec["layer"][0]["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
+    assert vlc.vegalite_to_svg(spec).startswith("<svg")

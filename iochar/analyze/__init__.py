@@ -11,6 +11,7 @@ __all__ = [
     "classify",
     "cycles",
     "fileio",
+    "fsu",
     "jobs",
     "snapshots",
     "throughput",
