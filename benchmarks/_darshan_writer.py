@@ -24,12 +24,13 @@ to 4 KiB), timed at a few hundred MB/s per rank.
 
 from __future__ import annotations
 
-import glob
-import hashlib
 import os
 from pathlib import Path
 
 import numpy as np
+
+# libdarshan-util's writer through cffi: one copy, in the library
+from iochar.synth_jobs import _check, _library, _record_id
 
 #: ``struct darshan_posix_file``: base record, 69 counters, 17 float counters
 #: (POSIX module version 4, darshan 3.4); checked against pydarshan's names.
@@ -47,46 +48,6 @@ SEGMENT = np.dtype([("offset", "<i8"), ("length", "<i8"), ("start", "<f8"), ("en
 SIZE_BINS = [100, 1024, 10240, 102400, 1 << 20, 4 << 20, 10 << 20, 100 << 20, 1 << 30]
 SIZE_NAMES = ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M",
               "10M_100M", "100M_1G", "1G_PLUS"]  # fmt: skip
-
-_CDEF = """
-    struct darshan_job { int64_t uid; int64_t start_time_sec; int64_t start_time_nsec;
-        int64_t end_time_sec; int64_t end_time_nsec; int64_t nprocs; int64_t jobid;
-        char metadata[1024]; };
-    struct darshan_mnt_info { char mnt_type[3015]; char mnt_path[3015]; };
-    typedef struct UT_hash_handle { void *tbl; void *prev; void *next; void *hh_prev;
-        void *hh_next; void *key; unsigned keylen; unsigned hashv; } UT_hash_handle;
-    struct darshan_name_record_ref { void *name_record; UT_hash_handle hlink; };
-    void* darshan_log_create(const char *, int, int);
-    int darshan_log_put_job(void*, struct darshan_job*);
-    int darshan_log_put_exe(void*, char*);
-    int darshan_log_put_mounts(void*, struct darshan_mnt_info*, int);
-    int darshan_log_put_namehash(void*, struct darshan_name_record_ref*);
-    int darshan_log_put_mod(void*, int, void*, int, int);
-    void darshan_log_close(void*);
-"""
-
-
-def _library():
-    """cffi view of libdarshan-util's log writer (pydarshan does not expose it)."""
-    import cffi
-    import darshan
-    from darshan.backend import cffi_backend  # noqa: F401 - loads the library
-
-    ffi = cffi.FFI()
-    ffi.cdef(_CDEF)
-    here = os.path.dirname(darshan.__file__)
-    paths = glob.glob(os.path.join(here, "..", "darshan.libs", "libdarshan-util*.so*"))
-    if os.path.exists("/proc/self/maps"):
-        with open("/proc/self/maps") as fh:
-            paths += [ln.split()[-1] for ln in fh if "libdarshan-util" in ln]
-    if not paths:
-        raise RuntimeError("cannot locate libdarshan-util to write a log")
-    return ffi, ffi.dlopen(paths[0])
-
-
-def _record_id(path: str) -> int:
-    """A stable 64-bit record id for ``path`` (Darshan hashes names likewise)."""
-    return int.from_bytes(hashlib.blake2b(path.encode(), digest_size=8).digest(), "little")
 
 
 def _segments(segments: int, nrec: int, ranks: int, files: int, seed: int):
@@ -288,8 +249,3 @@ def write_dxt_log(
         "bytes": int(seg["length"].sum()),
         "size": os.path.getsize(path),
     }
-
-
-def _check(ret: int, what: str) -> None:
-    if ret != 0:
-        raise RuntimeError(f"darshan_log_{what} failed ({ret})")
