@@ -48,18 +48,14 @@ def _facts(data, job_id: int | None, caller: str) -> FileIO:
     if job_id is not None and not isinstance(job_id, int):
         raise ParameterError("job_id", caller, "None or an int", job_id)
     if isinstance(data, FileIO):
-        if job_id is None:
-            return data
-        return FileIO(
-            data.files[data.files["job_id"] == job_id].reset_index(drop=True),
-            data.jobs[data.jobs["job_id"] == job_id].reset_index(drop=True),
-            data.edge,
-            data.burst_gap_s,
-        )
+        return data.for_job(job_id)
     return file_io(data, job_id=job_id)
 
 
-def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -> pd.DataFrame:
+def _io_files(
+    data, job_id: int | None, min_file_bytes: int | None, caller: str
+) -> tuple[FileIO, pd.DataFrame]:
+    """The facts, and their files with reads or writes (of at least ``min_file_bytes``)."""
     if min_file_bytes is not None and not (isinstance(min_file_bytes, int) and min_file_bytes >= 0):
         raise ParameterError(
             "min_file_bytes", caller, "None or an int >= 0 [bytes]", min_file_bytes
@@ -68,6 +64,11 @@ def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -
     f = facts.files[facts.files["reads"] + facts.files["writes"] > 0]
     if min_file_bytes is not None:
         f = f[f["extent_bytes"] >= min_file_bytes]
+    return facts, f
+
+
+def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -> pd.DataFrame:
+    facts, f = _io_files(data, job_id, min_file_bytes, caller)
     sums = f.groupby("job_id").agg(
         files=("file_id", "count"),
         data_size_bytes=("extent_bytes", "sum"),
@@ -198,14 +199,7 @@ def file_table(
         ``write_bps`` [bytes/s], ``ios_per_s`` [1/s], ``rw_data_ratio`` and
         the evidence ``basis``.
     """
-    if min_file_bytes is not None and not (isinstance(min_file_bytes, int) and min_file_bytes >= 0):
-        raise ParameterError(
-            "min_file_bytes", "file_table", "None or an int >= 0 [bytes]", min_file_bytes
-        )
-    facts = _facts(store, job_id, "file_table")
-    f = facts.files[facts.files["reads"] + facts.files["writes"] > 0]
-    if min_file_bytes is not None:
-        f = f[f["extent_bytes"] >= min_file_bytes]
+    facts, f = _io_files(store, job_id, min_file_bytes, "file_table")
     rt = facts.jobs.set_index("job_id")["runtime_s"].reindex(f["job_id"]).to_numpy()
     rt = pd.Series(rt, index=f.index)
     out = f[["job_id", "file_id", "path"]].copy()

@@ -148,15 +148,8 @@ def classify(
         raise ParameterError("max_cv", caller, "a positive float", max_cv)
 
     if isinstance(store, FileIO):
-        facts = store
+        facts = store.for_job(job_id)
         edge, burst_gap_s = facts.edge, facts.burst_gap_s
-        if job_id is not None:
-            facts = FileIO(
-                facts.files[facts.files["job_id"] == job_id],
-                facts.jobs[facts.jobs["job_id"] == job_id],
-                edge,
-                burst_gap_s,
-            )
     else:
         facts = file_io(store, job_id=job_id, edge=edge, burst_gap_s=burst_gap_s)
     f = facts.files[facts.files["file_id"].notna()].copy()

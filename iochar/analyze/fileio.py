@@ -175,6 +175,28 @@ class FileIO:
     edge: float
     burst_gap_s: float | None
 
+    def for_job(self, job_id: int | None) -> FileIO:
+        """These facts for one job only (all of them when ``job_id`` is None).
+
+        Parameters
+        ----------
+        job_id : int or None
+            The job to keep.
+
+        Returns
+        -------
+        FileIO
+            The rows of ``files`` and ``jobs`` for that job.
+        """
+        if job_id is None:
+            return self
+        return FileIO(
+            self.files[self.files["job_id"] == job_id].reset_index(drop=True),
+            self.jobs[self.jobs["job_id"] == job_id].reset_index(drop=True),
+            self.edge,
+            self.burst_gap_s,
+        )
+
 
 def file_io(
     store,
