@@ -141,6 +141,18 @@ _NOT_OPENED = """opened AS (
 
 # Counters: one layer per job; per-rank sums for files a rank opened alone;
 # per shared record its slowest rank's time (or the section 2.4 estimate).
+#: Per job: files and bytes by kind (unique / shared / partial), over a subquery
+#: of ``per_file`` rows with a ``kind`` column that the next lines give.
+_FILE_KINDS = """  SELECT job_id,
+         count(*) FILTER (WHERE kind = 'unique') AS unique_files,
+         count(*) FILTER (WHERE kind = 'shared') AS shared_files,
+         count(*) FILTER (WHERE kind = 'partial') AS partial_files,
+         coalesce(sum(moved) FILTER (WHERE kind = 'unique'), 0) AS unique_bytes,
+         coalesce(sum(moved) FILTER (WHERE kind = 'shared'), 0) AS shared_bytes,
+         coalesce(sum(moved) FILTER (WHERE kind = 'partial'), 0) AS partial_bytes
+  FROM (
+"""
+
 _COUNTERS_SQL = f"""
 WITH j AS (SELECT job_id, nprocs FROM jobs WHERE job_id IN (SELECT unnest($jobs))),
 s0 AS (
@@ -195,15 +207,7 @@ per_file AS (
   FROM rec GROUP BY job_id, file_id
 ),
 cats AS (
-  SELECT job_id,
-         count(*) FILTER (WHERE kind = 'unique') AS unique_files,
-         count(*) FILTER (WHERE kind = 'shared') AS shared_files,
-         count(*) FILTER (WHERE kind = 'partial') AS partial_files,
-         coalesce(sum(moved) FILTER (WHERE kind = 'unique'), 0) AS unique_bytes,
-         coalesce(sum(moved) FILTER (WHERE kind = 'shared'), 0) AS shared_bytes,
-         coalesce(sum(moved) FILTER (WHERE kind = 'partial'), 0) AS partial_bytes
-  FROM (
-    SELECT *, CASE WHEN reduced OR nranks >= nprocs THEN 'shared'
+{_FILE_KINDS}    SELECT *, CASE WHEN reduced OR nranks >= nprocs THEN 'shared'
                    WHEN nranks <= 1 THEN 'unique' ELSE 'partial' END AS kind
     FROM per_file
   ) GROUP BY job_id
@@ -297,15 +301,7 @@ per_file AS (
   FROM o WHERE file_id IS NOT NULL GROUP BY job_id, file_id
 ),
 cats AS (
-  SELECT job_id,
-         count(*) FILTER (WHERE kind = 'unique') AS unique_files,
-         count(*) FILTER (WHERE kind = 'shared') AS shared_files,
-         count(*) FILTER (WHERE kind = 'partial') AS partial_files,
-         coalesce(sum(moved) FILTER (WHERE kind = 'unique'), 0) AS unique_bytes,
-         coalesce(sum(moved) FILTER (WHERE kind = 'shared'), 0) AS shared_bytes,
-         coalesce(sum(moved) FILTER (WHERE kind = 'partial'), 0) AS partial_bytes
-  FROM (
-    SELECT *, CASE WHEN nranks <= 1 THEN 'unique' WHEN nranks >= nprocs THEN 'shared'
+{_FILE_KINDS}    SELECT *, CASE WHEN nranks <= 1 THEN 'unique' WHEN nranks >= nprocs THEN 'shared'
                    ELSE 'partial' END AS kind
     FROM per_file
   ) GROUP BY job_id
