@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -107,12 +108,44 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "demo",
-        help="the main job on bundled data: load it and report what landed",
-        description="Load the bundled real fixtures (data/) into DIR/iochar.duckdb and "
-        "print what landed.",
+        help="the main job: build demo data, load it, run every report notebook",
+        description="Build the demo data (seeded synthetic application traces and a "
+        "Table IV-shaped job population, plus the real fixtures in data/), load it into "
+        "OUT/iochar.duckdb, run every notebook in notebooks/ as a report and write "
+        "OUT/index.html linking them. Exits non-zero if a report fails.",
     )
     p.add_argument("--out", default="demo-report", help="output folder (default: demo-report)")
     p.add_argument("--data", default=None, help="data folder (default: the bundled data/)")
+    p.add_argument(
+        "--jobs", type=int, default=2, help="notebooks run at once (default 2, one per core)"
+    )
+    p.add_argument("--no-reports", action="store_true", help="build and load only")
+
+    p = sub.add_parser(
+        "report",
+        help="run a notebook as a report and write one self-contained HTML file",
+        description="Run notebooks/NAME.ipynb with papermill (parameters from -p, checked "
+        "against the notebook's parameters cell) and write one HTML file that opens "
+        "offline: narrative, tables and charts (static SVG), no code. When the database "
+        "cannot answer (a job or target that does not exist, a missing table) the page "
+        "says so at the top and the command exits non-zero.",
+    )
+    p.add_argument(
+        "name", nargs="?", help="notebook: 01, application-traces or 01-application-traces"
+    )
+    p.add_argument(
+        "-p",
+        "--param",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("KEY", "VALUE"),
+        help="set a parameter (repeatable)",
+    )
+    p.add_argument("-o", "--out", default=None, help="HTML file (default: NAME.html)")
+    p.add_argument("--db", default=None, help="database (same as -p db PATH)")
+    p.add_argument("--list", action="store_true", help="list the notebooks and their parameters")
+    p.add_argument("--keep-notebook", action="store_true", help="also keep the executed .ipynb")
 
     p = sub.add_parser(
         "calibrate",
@@ -260,39 +293,96 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_report(name: str, out: str, params: list) -> object:
+    from iochar import report
+
+    return report.run(name, out, params=params)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
-    from iochar import datasets
+    from collections import Counter
+
+    from iochar import demo, report
 
     t0 = time.perf_counter()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     dbpath = out / "iochar.duckdb"
-    if dbpath.exists():
-        dbpath.unlink()
-    import iochar
+    print(f"iochar demo: building demo data and loading it into {dbpath}")
+    kinds: Counter[str] = Counter()
 
-    files = datasets.demo_inputs(args.data)
-    print(f"iochar demo: loading {len(files)} bundled inputs into {dbpath}")
-    with iochar.connect(str(dbpath)) as db:
-        for path, kind in files:
-            res = db.load(path, kind=kind)
-            print(f"  {res.summary()}")
-        print("what landed:")
-        for table, n in db.row_counts().items():
-            if n:
-                print(f"  {table:<16} {n:>10,}")
-        # DXT_MPIIO segments repeat the DXT_POSIX ones a layer up: count the POSIX layer
-        jobs = db.sql(
-            "SELECT j.job_id, s.kind, j.app, j.nprocs, round(j.runtime_s, 2) AS runtime_s, "
-            "count(o.job_id) AS ops, sum(o.size) FILTER (WHERE o.op = 'read') AS bytes_read, "
-            "sum(o.size) FILTER (WHERE o.op = 'write') AS bytes_written "
-            "FROM jobs j JOIN sources s USING (source_id) "
-            "LEFT JOIN ops o ON o.job_id = j.job_id AND o.call IS DISTINCT FROM 'DXT_MPIIO' "
-            "GROUP BY ALL ORDER BY j.job_id"
-        )
-        print("jobs (ops and bytes from per-operation records; Darshan: the POSIX layer):")
-        jobs.show(max_rows=50, max_width=200)
-    print(f"done in {time.perf_counter() - t0:.1f} s; explore with: iochar info --db {dbpath}")
+    def progress(line: str) -> None:
+        m = re.search(r"\[([\w-]+)\] ->", line)
+        if m:
+            kinds[m.group(1)] += 1
+        elif not line.startswith("  "):
+            print(f"  {line}")
+
+    counts = demo.build_database(dbpath, data=args.data, work=out / "demo-data", progress=progress)
+    print("  loaded " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()))
+    print("what landed:")
+    for table, n in counts.items():
+        if n:
+            print(f"  {table:<16} {n:>10,}")
+    print(f"data ready in {time.perf_counter() - t0:.1f} s")
+    if args.no_reports:
+        return 0
+    books = report.available()
+    if not books:
+        print("no notebooks found; nothing to report")
+        return 0
+    print(f"running {len(books)} notebooks ({args.jobs} at a time) ...")
+    params = [("db", str(dbpath.resolve()))]
+    jobs = max(1, args.jobs)
+    results = []
+    if jobs == 1:
+        for b in books:
+            results.append(report.run(b, out / f"{b.stem}.html", params=params))
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("spawn")) as pool:
+            futs = [
+                pool.submit(_run_report, str(b), str(out / f"{b.stem}.html"), params) for b in books
+            ]
+            results = [f.result() for f in futs]
+    for r in results:
+        state = "ok" if r.ok else f"FAILED: {r.error}"
+        print(f"  {r.html}  {r.seconds:5.1f} s  {state}")
+    index = report.write_index(
+        results,
+        out / "index.html",
+        intro="Reports on the iochar demo database: seeded synthetic workloads with known "
+        "truth and the real tool outputs bundled in data/ (see each folder's SOURCE.md).",
+        counts=counts,
+    )
+    failed = [r for r in results if not r.ok]
+    print(f"done in {time.perf_counter() - t0:.1f} s; open {index}")
+    if failed:
+        print(f"iochar: error: {len(failed)} report(s) failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from iochar import report
+
+    if args.list or not args.name:
+        for b in report.available():
+            params = ", ".join(f"{k}={v!r}" for k, v in report.parameters(b).items())
+            print(f"{b.stem}\n    {params}")
+        return 0
+    params = list(map(tuple, args.param))
+    if args.db is not None:
+        params.insert(0, ("db", args.db))
+    book = report.resolve(args.name)
+    out = args.out or f"{book.stem}.html"
+    res = report.run(book, out, params=params, keep_notebook=args.keep_notebook)
+    if not res.ok:
+        print(f"iochar: error: {book.stem}: {res.error} (report written to {out})", file=sys.stderr)
+        return 1
+    print(f"{out}: {res.title} ({res.seconds:.1f} s)")
     return 0
 
 
@@ -387,6 +477,7 @@ _COMMANDS = {
     "snapshot": cmd_snapshot,
     "synth": cmd_synth,
     "demo": cmd_demo,
+    "report": cmd_report,
     "calibrate": cmd_calibrate,
 }
 

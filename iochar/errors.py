@@ -21,6 +21,7 @@ __all__ = [
     "ParameterError",
     "SchemaError",
     "MissingDependencyError",
+    "ReportError",
     "IocharWarning",
     "SkippedRecordsWarning",
 ]
@@ -198,3 +199,16 @@ class IocharWarning(UserWarning):
 
 class SkippedRecordsWarning(IocharWarning):
     """Tolerant loading (``strict=False``) skipped bad records; counts are in ``sources.meta``."""
+
+
+class ReportError(IocharError):
+    """A report cannot run on what it was given: a parameter names a job, target or
+    snapshot the database does not hold, or the database lacks the tables it needs.
+
+    The message is one line. Inside a notebook it is shown as that line alone, not a
+    traceback, so the report's first output says what is wrong.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback (InteractiveShell.showtraceback).
+        return [f"ReportError: {self}"]

@@ -156,7 +156,12 @@ class Store:
             self.con = duckdb.connect(self.path, read_only=read_only)
         except duckdb.Error as exc:
             raise IocharError(f"cannot open database {self.path!r}: {exc}") from exc
-        self.con.execute("SET enable_progress_bar = false")
+        try:
+            self.con.execute("SET enable_progress_bar = false")
+        except duckdb.InvalidInputException:
+            # in a Jupyter kernel without ipywidgets DuckDB refuses to touch the setting
+            # at all; it cannot draw a bar there either, so there is nothing to switch off
+            pass
         self._init_schema()
 
     # ------------------------------------------------------------------ schema

@@ -40,3 +40,25 @@ def store():
 def global_random_seed() -> int:
     """Seed for randomized tests; set IOCHAR_TESTS_SEED to vary it."""
     return int(os.environ.get("IOCHAR_TESTS_SEED", "42"))
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """``iochar demo`` run once, as a user would (a subprocess), for the report tests.
+
+    Returns the output folder, the exit status and the combined output. Every notebook
+    in notebooks/ is executed on the bundled data by this one run.
+    """
+    import subprocess
+    import sys
+
+    out = tmp_path_factory.mktemp("demo") / "demo-report"
+    env = {**os.environ, "IOCHAR_CACHE": str(tmp_path_factory.mktemp("cache"))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "iochar.cli", "demo", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    return out, proc.returncode, proc.stdout + proc.stderr

@@ -1,0 +1,215 @@
+"""What the notebooks call in their first cells: open the database, check the parameters.
+
+Every notebook under ``notebooks/`` starts with a cell tagged ``parameters`` (literals
+only), then calls :func:`setup`, :func:`open_store` and :func:`require`. When a
+parameter names a job, target or snapshot the database does not hold, or the database
+lacks a table the notebook needs, :func:`require` raises :class:`iochar.errors.ReportError`,
+which the notebook shows as one line and ``iochar report`` turns into a non-zero exit.
+
+Examples
+--------
+>>> import iochar
+>>> from iochar import notebook
+>>> db = iochar.connect(":memory:")
+>>> _ = db.load(b"op,t_start,size\\nwrite,0.5,4096\\n", kind="trace-csv")
+>>> notebook.require(db, tables=["ops"], job_id=0)
+>>> notebook.require(db, job_id=7)
+Traceback (most recent call last):
+...
+iochar.errors.ReportError: job_id 7 is not in this database; its jobs are 0 (1 job)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from iochar.errors import ReportError
+
+__all__ = ["setup", "open_store", "require", "say", "REPORT_ENV", "TABLE_HINTS"]
+
+#: Set (to "1") by ``iochar report`` so charts render as static SVG for the HTML file.
+REPORT_ENV = "IOCHAR_REPORT"
+
+#: What loads each table, for messages about a table with no rows.
+TABLE_HINTS: dict[str, str] = {
+    "ops": "per-operation traces (strace, Darshan DXT, trace CSV/Parquet)",
+    "jobs": "application traces or Darshan logs",
+    "files": "application traces or Darshan logs",
+    "file_stats": "Darshan logs",
+    "access_sizes": "Darshan logs",
+    "module_counters": "Darshan logs",
+    "counters": "device or server counters (iostat, /proc/diskstats, LMT)",
+    "size_hist": "Lustre brw_stats",
+    "snapshots": "file system snapshots (find -printf, stat, iochar snapshot)",
+    "snapshot_files": "file system snapshots (find -printf, stat, iochar snapshot)",
+}
+
+
+def setup() -> None:
+    """Configure charts and tables for a notebook.
+
+    Under ``iochar report`` (environment variable ``IOCHAR_REPORT`` set) altair charts
+    render as static SVG through vl-convert, so the HTML report needs no script and no
+    network; in JupyterLab they stay interactive.
+    """
+    import altair as alt
+    import pandas as pd
+
+    if os.environ.get(REPORT_ENV):
+        alt.renderers.enable("svg")
+    pd.set_option("display.max_rows", 40)
+    pd.set_option("display.float_format", "{:,.4g}".format)
+
+
+def open_store(db: str | os.PathLike[str] = "", *, data: str | None = None):
+    """Open the notebook's database read-only.
+
+    Parameters
+    ----------
+    db : str or os.PathLike, default ""
+        A DuckDB file built by ``iochar load``. Empty: the demo database built from
+        the bundled data (:func:`iochar.demo.cached_database`; built once, about 10 s).
+    data : str, optional
+        Real-fixture folder for the demo database instead of the bundled ``data/``.
+
+    Returns
+    -------
+    iochar.Store
+        A read-only store.
+
+    Raises
+    ------
+    ReportError
+        When ``db`` names a file that does not exist.
+    """
+    import iochar
+
+    if not db:
+        from iochar import demo
+
+        path = demo.cached_database(data, progress=print)
+    else:
+        path = Path(db)
+        if not path.is_file():
+            raise ReportError(f"database {str(db)!r} does not exist")
+    return iochar.connect(str(path), read_only=True)
+
+
+def _span(values: Sequence[Any], noun: str) -> str:
+    values = sorted(values)
+    n = len(values)
+    if n == 0:
+        return f"it has no {noun}s"
+    plural = noun if n == 1 else noun + "s"
+    shown = ", ".join(str(v) for v in values[:8])
+    if n > 8:
+        shown += f", ... {values[-1]}"
+    return f"its {noun}s are {shown} ({n} {plural})"
+
+
+def _parse_time(name: str, value: Any) -> dt.datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        return value
+    try:
+        return dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ReportError(
+            f"{name} {value!r} is not a date and time (use ISO 8601, e.g. 2018-01-28T06:00)"
+        ) from None
+
+
+def require(
+    store,
+    *,
+    tables: Sequence[str] = (),
+    any_of: Sequence[str] = (),
+    job_id: int | None = None,
+    targets: Sequence[str] | str | None = None,
+    snapshot_ids: Sequence[int] | None = None,
+    start: Any = None,
+    end: Any = None,
+) -> None:
+    """Check that the database can answer the notebook for these parameters.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The open database.
+    tables : sequence of str, optional
+        Tables that must hold rows.
+    any_of : sequence of str, optional
+        At least one of these tables must hold rows.
+    job_id : int, optional
+        Must be a ``jobs.job_id``.
+    targets : str or sequence of str, optional
+        Each must be a target of ``counters`` or ``size_hist``.
+    snapshot_ids : sequence of int, optional
+        Each must be a ``snapshots.snapshot_id``.
+    start, end : str or datetime, optional
+        ISO 8601 times; ``start`` must come before ``end``.
+
+    Raises
+    ------
+    ReportError
+        With one line naming the parameter, the value and what the database holds.
+    """
+    counts = store.row_counts()
+    for t in tables:
+        if not counts.get(t):
+            raise ReportError(
+                f"this database has no rows in table {t!r}; "
+                f"load {TABLE_HINTS.get(t, 'data for it')}"
+            )
+    if any_of and not any(counts.get(t) for t in any_of):
+        raise ReportError(
+            "this database has no rows in any of "
+            + ", ".join(repr(t) for t in any_of)
+            + "; load "
+            + " or ".join(dict.fromkeys(TABLE_HINTS.get(t, t) for t in any_of))
+        )
+    if job_id is not None:
+        ids = [r[0] for r in store.sql("SELECT job_id FROM jobs ORDER BY job_id").fetchall()]
+        if job_id not in ids:
+            raise ReportError(f"job_id {job_id!r} is not in this database; {_span(ids, 'job')}")
+    if targets:
+        want = [targets] if isinstance(targets, str) else list(targets)
+        have = {
+            r[0]
+            for r in store.sql(
+                "SELECT DISTINCT target FROM counters UNION SELECT DISTINCT target FROM size_hist"
+            ).fetchall()
+        }
+        for t in want:
+            if t not in have:
+                raise ReportError(
+                    f"target {t!r} is not in this database; {_span(list(have), 'target')}"
+                )
+    if snapshot_ids:
+        ids = [r[0] for r in store.sql("SELECT snapshot_id FROM snapshots").fetchall()]
+        for s in snapshot_ids:
+            if s not in ids:
+                raise ReportError(
+                    f"snapshot_id {s!r} is not in this database; {_span(ids, 'snapshot')}"
+                )
+    t0, t1 = _parse_time("start", start), _parse_time("end", end)
+    if t0 is not None and t1 is not None and t0 >= t1:
+        raise ReportError(f"start {start!r} is not before end {end!r}")
+
+
+def say(markdown: str) -> None:
+    """Show a paragraph of narrative (Markdown) computed by :mod:`iochar.narrate`.
+
+    Parameters
+    ----------
+    markdown : str
+        The text.
+    """
+    from IPython.display import Markdown, display
+
+    display(Markdown(markdown))

@@ -1,0 +1,497 @@
+"""Run a notebook as a parameterized report and write one self-contained HTML file.
+
+``iochar report NAME [-p KEY VALUE]... -o OUT.html`` and ``iochar demo`` call
+:func:`run`: papermill executes ``notebooks/NAME.ipynb`` with the parameters (checked
+against the notebook's ``parameters`` cell and converted to the types of its
+defaults), with ``IOCHAR_REPORT=1`` so altair charts render as static SVG through
+vl-convert. The executed notebook becomes one HTML page: narrative and outputs, code
+hidden, charts as inline SVG images, no ``<script>`` and no external URL, so it opens
+offline. When a cell fails the page is still written, opening with the one-line
+reason, and :class:`ReportResult` carries it for a non-zero exit.
+
+Examples
+--------
+>>> from iochar import report
+>>> [p.stem for p in report.available()][:1]
+['00-overview']
+>>> report.resolve("overview").stem
+'00-overview'
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import html
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from iochar import __version__
+from iochar.errors import IocharError, MissingDependencyError, ReportError
+from iochar.notebook import REPORT_ENV
+
+__all__ = [
+    "ReportResult",
+    "notebooks_dir",
+    "available",
+    "resolve",
+    "parameters",
+    "coerce",
+    "run",
+    "to_html",
+    "write_index",
+    "external_urls",
+]
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What one report run produced.
+
+    Attributes
+    ----------
+    name : str
+        Notebook stem (``01-application-traces``).
+    title : str
+        The notebook's first heading.
+    html : pathlib.Path
+        The HTML file written (also on failure).
+    seconds : float
+        Wall-clock time of the run.
+    error : str or None
+        One line saying why the report stopped; None when every cell ran.
+    params : dict
+        The parameters passed to the notebook.
+    """
+
+    name: str
+    title: str
+    html: Path
+    seconds: float
+    error: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """True when every cell ran."""
+        return self.error is None
+
+
+def notebooks_dir() -> Path:
+    """The notebooks folder (``$IOCHAR_NOTEBOOKS`` or ``notebooks/`` beside the package).
+
+    Raises
+    ------
+    IocharError
+        When there is no such folder (a non-editable install without the repository).
+    """
+    for cand in (
+        os.environ.get("IOCHAR_NOTEBOOKS"),
+        Path(__file__).resolve().parents[1] / "notebooks",
+    ):
+        if cand and Path(cand).is_dir():
+            return Path(cand)
+    raise IocharError(
+        "notebooks not found; run from a checkout installed with pip install -e . "
+        "or set IOCHAR_NOTEBOOKS to the repository's notebooks/ folder"
+    )
+
+
+def available() -> list[Path]:
+    """Every report notebook (``NN-topic.ipynb``), in order."""
+    return sorted(p for p in notebooks_dir().glob("[0-9][0-9]-*.ipynb") if p.is_file())
+
+
+def resolve(name: str | os.PathLike[str]) -> Path:
+    """Find a notebook by stem (``02-system-load``), number (``02``) or topic (``system-load``).
+
+    Parameters
+    ----------
+    name : str or os.PathLike
+        The name, or a path to an ``.ipynb`` file.
+
+    Raises
+    ------
+    ReportError
+        When nothing matches; the message lists the notebooks there are.
+    """
+    p = Path(name)
+    if p.suffix == ".ipynb" and p.is_file():
+        return p
+    key = p.name.removesuffix(".ipynb")
+    books = available()
+    for b in books:
+        if key in (b.stem, b.stem[:2], b.stem[3:]):
+            return b
+    raise ReportError(
+        f"no report named {str(name)!r}; reports are " + ", ".join(b.stem for b in books)
+    )
+
+
+def _title(nb) -> str:
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            m = re.search(r"^#\s+(.+)$", cell.source, re.M)
+            if m:
+                return m.group(1).strip()
+    return ""
+
+
+def parameters(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The notebook's parameters and their defaults, read from its ``parameters`` cell.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The notebook.
+
+    Returns
+    -------
+    dict of str to object
+        Name to default value (Python literal), in cell order.
+    """
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            out: dict[str, Any] = {}
+            for node in ast.parse(cell.source).body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    out[node.targets[0].id] = ast.literal_eval(node.value)
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    out[node.target.id] = ast.literal_eval(node.value)
+            return out
+    return {}
+
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+def _convert(key: str, text: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        low = text.lower()
+        if low in _TRUE | _FALSE:
+            return low in _TRUE
+        raise ReportError(f"parameter {key} expects true or false, got {text!r}")
+    for typ, word in ((int, "an integer"), (float, "a number")):
+        if isinstance(default, typ):
+            try:
+                return typ(text)
+            except ValueError:
+                raise ReportError(f"parameter {key} expects {word}, got {text!r}") from None
+    if isinstance(default, str):
+        return text
+    if isinstance(default, (list, tuple)) or default is None:
+        low = text.strip().lower()
+        if low in ("none", "null", ""):
+            return None
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text  # a bare word: a string
+        if isinstance(default, (list, tuple)) and isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        return list(value) if isinstance(value, tuple) else value
+    return text
+
+
+def coerce(path: str | os.PathLike[str], pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """Check ``-p KEY VALUE`` pairs against the notebook and give them its types.
+
+    Text values take the type of the parameter's default (``int``, ``float``, ``bool``,
+    ``str``; a ``None`` or list default accepts ``none``, a Python literal, or a word;
+    a list default also accepts ``a,b,c``). A string value naming an existing relative
+    path becomes absolute, since the notebook runs in its own folder.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The notebook.
+    pairs : iterable of (str, object)
+        Names and values; non-string values pass unchanged.
+
+    Returns
+    -------
+    dict of str to object
+        The parameters to inject.
+
+    Raises
+    ------
+    ReportError
+        For a name the notebook does not have or a value of the wrong type.
+    """
+    known = parameters(path)
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key not in known:
+            raise ReportError(
+                f"{Path(path).stem} has no parameter {key!r}; its parameters are "
+                + ", ".join(known)
+            )
+        if isinstance(value, str):
+            value = _convert(key, value, known[key])
+        if isinstance(value, str) and value and not os.path.isabs(value) and os.path.exists(value):
+            value = os.path.abspath(value)
+        out[key] = value
+    return out
+
+
+def _error_line(exc: Exception) -> str:
+    ename, evalue = getattr(exc, "ename", type(exc).__name__), getattr(exc, "evalue", str(exc))
+    if ename == "ReportError":
+        return str(evalue)
+    first = str(evalue).strip().splitlines()[0] if str(evalue).strip() else ""
+    cell = getattr(exc, "exec_count", None)
+    where = f"cell [{cell}] " if cell else ""
+    return f"{where}raised {ename}: {first}"
+
+
+def run(
+    name: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    params: Mapping[str, Any] | Sequence[tuple[str, Any]] = (),
+    timeout_s: float = 600.0,
+    keep_notebook: bool = False,
+) -> ReportResult:
+    """Execute a notebook with papermill and write its HTML report.
+
+    Parameters
+    ----------
+    name : str or os.PathLike
+        Notebook stem, number, topic or path (:func:`resolve`).
+    out : str or os.PathLike
+        The HTML file to write (its folder is created).
+    params : mapping or sequence of (str, object), optional
+        Parameters; text values are converted by :func:`coerce`.
+    timeout_s : float, default 600
+        Longest a single cell may run [s].
+    keep_notebook : bool, default False
+        Also keep the executed ``.ipynb`` beside the HTML file.
+
+    Returns
+    -------
+    ReportResult
+        Where the page went, how long it took, and the error line if a cell failed.
+
+    Raises
+    ------
+    ReportError
+        For an unknown notebook or parameter (before anything runs).
+    MissingDependencyError
+        When papermill or nbconvert is not installed.
+    """
+    try:
+        import nbformat
+        import papermill
+        from papermill.exceptions import PapermillExecutionError
+    except ImportError as exc:
+        raise MissingDependencyError(exc.name or "papermill", "report", "iochar report") from exc
+    path = resolve(name)
+    pairs = list(params.items()) if isinstance(params, Mapping) else list(params)
+    values = coerce(path, pairs)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    executed = out.with_suffix(".ipynb")
+    error: str | None = None
+    old = os.environ.get(REPORT_ENV)
+    os.environ[REPORT_ENV] = "1"
+    t0 = time.perf_counter()
+    try:
+        with tempfile.TemporaryDirectory(prefix="iochar-report-") as tmp:
+            target = executed if keep_notebook else Path(tmp) / path.name
+            try:
+                papermill.execute_notebook(
+                    str(path),
+                    str(target),
+                    parameters=values,
+                    kernel_name="python3",
+                    progress_bar=False,
+                    request_save_on_cell_execute=False,
+                    cwd=str(path.parent),
+                    execution_timeout=timeout_s,
+                    # the kernel's own start-up warnings (TCP without encryption) are noise
+                    extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                )
+            except PapermillExecutionError as exc:
+                error = _error_line(exc)
+            nb = nbformat.read(str(target), as_version=4)
+    finally:
+        if old is None:
+            os.environ.pop(REPORT_ENV, None)
+        else:
+            os.environ[REPORT_ENV] = old
+    seconds = time.perf_counter() - t0
+    shown = parameters(path) | values
+    title = _title(nb) or path.stem
+    out.write_text(to_html(nb, title=title, params=shown, error=error), encoding="utf-8")
+    return ReportResult(path.stem, title, out, seconds, error, shown)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:1100px;
+margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+header{border-bottom:1px solid #ccc;margin-bottom:1.5em;padding-bottom:.5em}
+header .meta{color:#555;font-size:.9em}
+.params{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+.params td{border:1px solid #ddd;padding:2px 8px;font-family:monospace}
+.error{background:#fde8e8;border-left:4px solid #c0392b;padding:.6em 1em;margin:1em 0}
+table.dataframe{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+table.dataframe td,table.dataframe th{border:1px solid #ddd;padding:2px 6px;text-align:right}
+table.dataframe thead th{background:#f3f3f3}
+.output_area pre,.output_subarea pre{background:#f7f7f7;padding:.5em;overflow-x:auto;
+font-size:.85em}
+.output_stderr pre{background:#fff5e6}
+img{max-width:100%;height:auto}
+.anchor-link{display:none}
+a{color:#1f5f99}
+"""
+
+
+def to_html(
+    nb, *, title: str, params: Mapping[str, Any] | None = None, error: str | None = None
+) -> str:
+    """One self-contained HTML page of an executed notebook: outputs and narrative, no code.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The executed notebook.
+    title : str
+        Page title.
+    params : mapping, optional
+        Parameters to list under the title.
+    error : str, optional
+        One line shown at the top when the run stopped.
+
+    Returns
+    -------
+    str
+        The HTML document (charts are inline ``data:`` SVG/PNG images).
+    """
+    import copy
+
+    from nbconvert import HTMLExporter
+
+    nb = copy.deepcopy(nb)
+    # papermill's own red banner cell is replaced by ours
+    nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
+    exporter = HTMLExporter(template_name="basic")
+    exporter.exclude_input = True
+    exporter.exclude_input_prompt = True
+    exporter.exclude_output_prompt = True
+    body, _ = exporter.from_notebook_node(nb)
+    body = re.sub(r"<div class=\"prompt[^\"]*\">\s*</div>", "", body)
+    rows = "".join(
+        f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(v))}</td></tr>"
+        for k, v in (params or {}).items()
+    )
+    banner = (
+        f'<div class="error"><strong>This report stopped:</strong> {html.escape(error)}</div>'
+        if error
+        else ""
+    )
+    when = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
+        f'<header><div class="meta"><a href="index.html">all reports</a></div>'
+        f"<h1>{html.escape(title)}</h1>"
+        f'<div class="meta">iochar {html.escape(__version__)}, {html.escape(when)}. '
+        "Parameters:</div>"
+        f'<table class="params">{rows}</table></header>{banner}<main>{body}</main></body></html>\n'
+    )
+
+
+def write_index(
+    results: Sequence[ReportResult],
+    out: str | os.PathLike[str],
+    *,
+    intro: str = "",
+    counts: Mapping[str, int] | None = None,
+) -> Path:
+    """Write ``index.html`` linking each report, with its status and run time.
+
+    Parameters
+    ----------
+    results : sequence of ReportResult
+        The reports, in order.
+    out : str or os.PathLike
+        The index file.
+    intro : str, optional
+        A paragraph (plain text) under the title.
+    counts : mapping of str to int, optional
+        Rows per table of the database the reports read.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
+    out = Path(out)
+    items = []
+    for r in results:
+        href = os.path.relpath(r.html, out.parent)
+        status = "ok" if r.ok else f"stopped: {html.escape(r.error or '')}"
+        items.append(
+            f'<li><a href="{html.escape(href)}">{html.escape(r.title or r.name)}</a> '
+            f'<span class="meta">({html.escape(r.name)}, {r.seconds:.1f} s, {status})</span></li>'
+        )
+    table = ""
+    if counts:
+        table = (
+            '<table class="params">'
+            + "".join(
+                f"<tr><td>{html.escape(t)}</td><td>{n:,}</td></tr>" for t, n in counts.items() if n
+            )
+            + "</table>"
+        )
+    when = dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    out.write_text(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>iochar reports</title>'
+        f"<style>{_CSS}</style></head><body><header><h1>iochar reports</h1>"
+        f'<div class="meta">iochar {html.escape(__version__)}, {html.escape(when)}</div></header>'
+        f"<p>{html.escape(intro)}</p><ul>{''.join(items)}</ul>"
+        + (f"<h2>Database</h2>{table}" if table else "")
+        + "</body></html>\n",
+        encoding="utf-8",
+    )
+    return out
+
+
+_EXTERNAL = re.compile(
+    r"""<(?:script|link|img|iframe|source|embed)\b[^>]*\b(?:src|href)\s*=\s*["']?\s*((?:https?:)?//[^"'\s>]+)"""
+    r"""|@import\s+(?:url\()?["']?((?:https?:)?//[^"')\s]+)""",
+    re.I,
+)
+
+
+def external_urls(page: str) -> list[str]:
+    """URLs a page would fetch when opened: scripts, stylesheets, images, frames, imports.
+
+    Plain links (``<a href>``) are not fetched and are not listed.
+
+    Parameters
+    ----------
+    page : str
+        HTML text.
+
+    Returns
+    -------
+    list of str
+        The URLs, in order of appearance.
+
+    Examples
+    --------
+    >>> external_urls('<script src="https://cdn.example/x.js"></script><a href="https://x">x</a>')
+    ['https://cdn.example/x.js']
+    """
+    return [a or b for a, b in _EXTERNAL.findall(page)]

@@ -1,0 +1,266 @@
+"""Notebooks as reports: conventions, ``iochar report``, the HTML it writes, bad input."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import re
+import subprocess
+import sys
+
+import nbformat
+import papermill
+import pytest
+
+import iochar
+from iochar import report
+from iochar.errors import ReportError
+
+BOOKS = report.available()
+TOPICS = {
+    "00-overview",
+    "01-application-traces",
+    "02-system-load",
+    "03-jobs-and-variance",
+    "04-storage-snapshots",
+}
+
+
+def _read(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def test_every_named_notebook_exists():
+    assert {b.stem for b in BOOKS} == TOPICS
+
+
+@pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
+def test_notebook_is_committed_without_outputs(book):
+    nb = _read(book)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [], (book.stem, cell.source[:60])
+            assert cell.execution_count is None, (book.stem, cell.source[:60])
+
+
+@pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
+def test_first_code_cell_is_literal_parameters_papermill_can_read(book):
+    nb = _read(book)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    assert "parameters" in first.metadata.get("tags", [])
+    body = ast.parse(first.source).body
+    assert body and all(isinstance(n, ast.Assign) for n in body)
+    for node in body:
+        ast.literal_eval(node.value)  # literals only
+    names = [n.targets[0].id for n in body]
+    assert names[0] == "db"
+    assert ast.literal_eval(body[0].value) == ""  # default: the bundled demo database
+    # papermill must parse every line too (it cannot when a comment holds "=" or ";")
+    seen = [p["name"] for p in papermill.inspect_notebook(str(book)).values()]
+    assert seen == names
+    assert list(report.parameters(book)) == names
+
+
+@pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
+def test_notebook_checks_its_inputs_first_and_holds_no_logic(book):
+    nb = _read(book)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert "nb.open_store(db)" in code[1] and "nb.require(" in code[1]
+    for src in code:
+        tree = ast.parse(src)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                lines = getattr(node, "end_lineno", 0) - getattr(node, "lineno", 0) + 1
+                assert lines <= 5, (book.stem, src[:80])
+            assert not isinstance(node, (ast.For, ast.While, ast.ClassDef)), (book.stem, src[:80])
+
+
+def test_resolve_by_stem_number_and_topic():
+    assert report.resolve("02").stem == "02-system-load"
+    assert report.resolve("system-load").stem == "02-system-load"
+    assert report.resolve("02-system-load.ipynb").stem == "02-system-load"
+    with pytest.raises(ReportError, match="no report named 'nope'; reports are 00-overview"):
+        report.resolve("nope")
+
+
+def test_coerce_types_and_refusals():
+    book = report.resolve("00")
+    assert report.coerce(book, [("top_jobs", "7")]) == {"top_jobs": 7}
+    with pytest.raises(ReportError, match="parameter top_jobs expects an integer, got 'many'"):
+        report.coerce(book, [("top_jobs", "many")])
+    with pytest.raises(ReportError, match="00-overview has no parameter 'jobs'; its parameters"):
+        report.coerce(book, [("jobs", "1")])
+
+
+def test_coerce_makes_relative_paths_absolute(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.duckdb").write_bytes(b"")
+    got = report.coerce(report.resolve("00"), [("db", "x.duckdb")])
+    assert got["db"] == str(tmp_path / "x.duckdb")
+
+
+# ------------------------------------------------------------------ the HTML pages
+
+
+def _charts_in(book) -> int:
+    """Code cells whose last line draws a chart (``plot.*_chart(...)``)."""
+    n = 0
+    for cell in _read(book).cells:
+        if cell.cell_type == "code" and cell.source.strip():
+            last = cell.source.strip().splitlines()[-1]
+            n += bool(re.match(r"^plot\.\w+_chart\(", last))
+    return n
+
+
+@pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
+def test_report_html_is_self_contained_with_rendered_charts(demo_run, book):
+    out, rc, log = demo_run
+    page = (out / f"{book.stem}.html").read_text()
+    assert report.external_urls(page) == []
+    assert "<script" not in page.lower()
+    svgs = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+    expected = _charts_in(book)
+    assert expected >= 1, book.stem
+    assert len(svgs) >= expected, (book.stem, len(svgs), expected)
+    for b64 in svgs:
+        svg = base64.b64decode(b64).decode()
+        assert svg.startswith("<svg") and 'class="marks"' in svg  # drawn by Vega
+    assert "This report stopped" not in page
+    assert "Traceback" not in page and "Error" not in re.sub(r"<[^>]+>", "", page)[:2000]
+
+
+def test_report_narrative_is_computed_from_the_data(demo_run):
+    out, rc, log = demo_run
+    page = (out / "00-overview.html").read_text()
+    with iochar.connect(str(out / "iochar.duckdb"), read_only=True) as db:
+        n_sources = db.sql("SELECT count(*) FROM sources").fetchall()[0][0]
+        n_ops = db.sql("SELECT count(*) FROM ops").fetchall()[0][0]
+    assert f"This database holds {n_sources:,} inputs" in page
+    assert f"{n_ops:,} traced operations" in page
+
+
+# ------------------------------------------------------------------ bad input
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "iochar.cli", "report", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _first_output_text(ipynb) -> str:
+    nb = _read(ipynb)
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            if o.output_type == "error":
+                return f"{o.ename}: {o.evalue}"
+            if o.output_type == "stream":
+                return o.text
+            return str(o.get("data", {}).get("text/plain", ""))
+    return ""
+
+
+BAD = [
+    ("01", "job_id", "99999", "job_id 99999 is not in this database"),
+    ("02", "targets", "no-such-ost", "target 'no-such-ost' is not in this database"),
+    ("03", "job_id", "99999", "job_id 99999 is not in this database"),
+    ("04", "snapshot_id", "777", "snapshot_id 777 is not in this database"),
+]
+
+
+@pytest.mark.parametrize("name,key,value,message", BAD, ids=[b[0] for b in BAD])
+def test_missing_job_target_or_snapshot_stops_the_report_with_one_line(
+    demo_run, tmp_path, name, key, value, message
+):
+    out, rc, log = demo_run
+    html = tmp_path / "r.html"
+    proc = _cli(
+        name,
+        "--db",
+        str(out / "iochar.duckdb"),
+        "-p",
+        key,
+        value,
+        "-o",
+        str(html),
+        "--keep-notebook",
+    )
+    assert proc.returncode != 0
+    err = [ln for ln in proc.stderr.splitlines() if ln.startswith("iochar: error:")]
+    assert len(err) == 1 and message in err[0], proc.stderr
+    first = _first_output_text(tmp_path / "r.ipynb")
+    assert first.startswith("ReportError: ") and message in first, first
+    page = html.read_text()
+    assert "This report stopped" in page and message in page
+    assert "Traceback" not in page
+
+
+def test_database_without_the_needed_tables(tmp_path):
+    empty = tmp_path / "empty.duckdb"
+    iochar.connect(str(empty)).close()
+    html = tmp_path / "r.html"
+    proc = _cli("01", "--db", str(empty), "-o", str(html))
+    assert proc.returncode != 0
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and "this database has no rows in table" in err[0], proc.stderr
+    assert "no rows in table" in html.read_text()
+
+
+def test_database_that_does_not_exist(tmp_path):
+    proc = _cli("00", "--db", str(tmp_path / "missing.duckdb"), "-o", str(tmp_path / "r.html"))
+    assert proc.returncode != 0
+    assert "does not exist" in proc.stderr
+
+
+def test_unknown_parameter_and_report_fail_before_running(tmp_path):
+    proc = _cli("00", "-p", "colour", "red", "-o", str(tmp_path / "r.html"))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "iochar: error: 00-overview has no parameter 'colour'; its parameters are "
+        + ", ".join(report.parameters(report.resolve("00")))
+    )
+    assert not (tmp_path / "r.html").exists()
+    proc = _cli("99", "-o", str(tmp_path / "r.html"))
+    assert proc.returncode == 2 and "no report named '99'" in proc.stderr
+
+
+def test_list_shows_every_notebook_and_its_parameters():
+    proc = _cli("--list")
+    assert proc.returncode == 0
+    for b in BOOKS:
+        assert b.stem in proc.stdout
+        assert "db=''" in proc.stdout
+
+
+def test_default_parameters_run_top_to_bottom(tmp_path, monkeypatch):
+    """What ``jupyter lab notebooks/`` does: no parameters, the demo database by default."""
+    monkeypatch.setenv("IOCHAR_CACHE", str(tmp_path / "cache"))
+    res = report.run("00", tmp_path / "r.html")
+    assert res.ok, res.error
+    assert res.params["db"] == ""
+    assert list((tmp_path / "cache").glob("demo-*.duckdb"))
+
+
+def test_to_html_banner_and_no_external_urls():
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Title here"),
+            nbformat.v4.new_code_cell(
+                "x",
+                outputs=[
+                    nbformat.v4.new_output(
+                        "display_data", data={"image/svg+xml": '<svg class="marks"></svg>'}
+                    )
+                ],
+            ),
+        ]
+    )
+    page = report.to_html(nb, title="T", params={"db": "a.duckdb"}, error="job_id 3 is not in")
+    assert report.external_urls(page) == []
+    assert "This report stopped:</strong> job_id 3 is not in" in page
+    assert "data:image/svg+xml;base64," in page
+    assert "<td>db</td><td>&#x27;a.duckdb&#x27;</td>" in page
