@@ -401,3 +401,36 @@ def test_fsu_histogram_and_size_histogram_charts(fsu_results):
     spec = cost_model_chart(compare_bandwidth(fit_cost_model(bench), bench)).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_overview_charts_render_from_real_inputs(store):
+    from pathlib import Path
+
+    from iochar import plot
+    from iochar.analyze import characterize, inventory
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    for rel in (
+        "lmt/lmtdb-reset-ost.csv",
+        "strace/ckpt_tt.strace",
+        "trace/ior-hdf5-dxt-posix.csv",
+        "snapshot/tornado-before.find",
+    ):
+        store.load(data / rel)
+    vlc = pytest.importorskip("vl_convert")
+    cov = inventory.coverage(store)
+    spec = plot.coverage_chart(cov).to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    by = {r["source"]: r for r in rows}
+    lmt = cov[cov["kind"] == "lmt"].iloc[0]
+    assert by["lmtdb-reset-ost.csv"]["span_s"] == (lmt["end"] - lmt["start"]).total_seconds()
+    assert by["tornado-before.find"]["span_s"] == 1.0  # an instant, drawn at 1 s
+    assert vlc.vegalite_to_svg(plot.coverage_chart(cov).to_json()).startswith("<svg")
+    jobs = characterize.app_table(store)
+    chart = plot.job_bytes_chart(jobs, top=1)
+    rows = next(iter(chart.to_dict()["datasets"].values()))
+    top = jobs.loc[jobs["io_bytes"].idxmax()]
+    assert len(rows) == 1 and rows[0]["MiB"] == pytest.approx(top["io_bytes"] / 2**20)
+    assert vlc.vegalite_to_svg(chart.to_json()).startswith("<svg")
+    with pytest.raises(ParameterError):
+        plot.job_bytes_chart(jobs.drop(columns="basis"))

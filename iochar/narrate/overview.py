@@ -174,7 +174,8 @@ def devices(cov: pd.DataFrame) -> str:
         if flagged:
             where = mon.loc[mon["flagged"] > 0]
             out.append(
-                f"{plural(flagged, 'sample')} are flagged as a counter reset, wrap or gap "
+                f"{plural(flagged, 'sample')} {'is' if flagged == 1 else 'are'} flagged as a "
+                "counter reset, wrap or gap "
                 f"(in {listing(sorted(set(where['target'])))}); analyses leave those "
                 "intervals out and say so."
             )
