@@ -683,8 +683,9 @@ def cv_table_style(groups: pd.DataFrame):
         "std_s": "stddev", "cv_pct": "CV",
     }  # fmt: skip
     keep = [c for c in heads if c in groups.columns]
-    name = [c for c in ("app", "user") if c in groups.columns]
-    disp = groups.set_index(name or ["group_id"])[keep].rename(columns=heads)
+    # group_id first: one app may have several groups (EarthScience A and B)
+    name = [c for c in ("group_id", "app", "user") if c in groups.columns]
+    disp = (groups.set_index(name) if name else groups)[keep].rename(columns=heads)
     fmt = {h: "{:,.1f}" for h in ("GiB rd", "GiB wr", "mean", "min", "max", "stddev")}
     fmt["CV"] = "{:.1f}%"
     return (

@@ -434,3 +434,16 @@ def test_overview_charts_render_from_real_inputs(store):
     assert vlc.vegalite_to_svg(chart.to_json()).startswith("<svg")
     with pytest.raises(ParameterError):
         plot.job_bytes_chart(jobs.drop(columns="basis"))
+
+
+def test_cv_table_style_with_two_groups_of_one_app(repeated_results):
+    """EarthScience A and B (Table IV): one app, two groups; the styler must not choke."""
+    from iochar.plot import cv_table_style
+
+    m, rep, sim = repeated_results
+    g = rep.groups.copy()
+    g["app"] = g["app"].iloc[0]
+    g["user"] = g["user"].iloc[0] if "user" in g else None
+    html = cv_table_style(g).to_html()
+    for cv in g["cv_pct"]:
+        assert f"{cv:.1f}%" in html

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 import math
 
 __all__ = ["fmt_bytes", "fmt_rate", "fmt_pct", "fmt_s", "fmt_num", "plural", "listing"]
@@ -141,3 +142,13 @@ def listing(items, *, limit: int = 5) -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+#: Topic modules, one per notebook; ``narrate.apps`` etc. import on first use.
+TOPICS = ("overview", "apps", "system", "jobs", "snapshots")
+
+
+def __getattr__(name: str):
+    if name in TOPICS:
+        return importlib.import_module(f"iochar.narrate.{name}")
+    raise AttributeError(f"module 'iochar.narrate' has no attribute {name!r}")
