@@ -447,3 +447,38 @@ def test_cv_table_style_with_two_groups_of_one_app(repeated_results):
     html = cv_table_style(g).to_html()
     for cv in g["cv_pct"]:
         assert f"{cv:.1f}%" in html
+
+
+def test_cdf_charts_thin_long_cdfs_keeping_exact_steps():
+    import numpy as np
+
+    from iochar.plot import age_cdf_chart, size_cdf_chart
+
+    rng = np.random.default_rng(0)
+    sizes = np.unique(rng.lognormal(10, 3, 50_000).astype(np.int64) + 1)
+    n = len(sizes)
+    df = pd.DataFrame(
+        {
+            "size_bytes": sizes,
+            "cdf_files": np.arange(1, n + 1) / n,
+            "cdf_bytes": np.cumsum(sizes) / sizes.sum(),
+        }
+    )
+    spec = size_cdf_chart(df, max_points=500).to_dict()
+    rows = pd.DataFrame(next(iter(spec["datasets"].values())))
+    assert n > 10_000 and len(rows) <= 2 * 502
+    # every drawn point is a real step of the CDF, first and last kept
+    files = rows[rows["by"] == "by file count"].set_index("size_bytes")["value"]
+    truth = df.set_index("size_bytes")["cdf_files"]
+    assert (files == truth.loc[files.index]).all()
+    assert files.index.min() == sizes[0] and files.index.max() == sizes[-1]
+    # the largest gap between kept points is one grid step (log-spaced)
+    ratio = np.diff(np.log(files.index.to_numpy(dtype=float))).max()
+    assert ratio <= np.log(sizes[-1] / sizes[0]) / 499 + np.diff(np.log(sizes.astype(float))).max()
+    ages = df.rename(columns={"size_bytes": "age_days"})
+    ages["age_days"] = ages["age_days"] / 1e3
+    assert (
+        len(next(iter(age_cdf_chart(ages, max_points=300).to_dict()["datasets"].values()))) <= 604
+    )
+    small = df.head(100)
+    assert len(next(iter(size_cdf_chart(small).to_dict()["datasets"].values()))) == 200
