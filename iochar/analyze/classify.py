@@ -279,7 +279,9 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float):
         facts = [
             f"read {reread[i]:.2f}x" if rd[i] else "never read",
             f"written {rewrite[i]:.2f}x" if wr[i] else "never written",
-            f"{int(bursts[i])} write bursts" if wr[i] and timed[i] else "",
+            (f"{int(bursts[i])} write burst" + ("" if int(bursts[i]) == 1 else "s"))
+            if wr[i] and timed[i]
+            else "",
             f"{head[i]:.0%} at start, {tail[i]:.0%} at end",
         ]
         return "no rule fits: " + ", ".join(x for x in facts if x)

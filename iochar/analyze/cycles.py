@@ -1789,6 +1789,7 @@ def job_cycles(
     bin_s: float | None = None,
     period_s: float | None = None,
     phase_bins: int = 32,
+    min_confidence: float = 0.99,
     **select: Any,
 ) -> tuple[PeriodResult, CycleResult | None]:
     """Periods of one job's I/O and its cycle-by-cycle view, in one call.
@@ -1805,6 +1806,8 @@ def job_cycles(
         Cut cycles of this period [s]; default the strongest period found.
     phase_bins : int, default 32
         See :func:`split_cycles`.
+    min_confidence : float, default 0.99
+        See :func:`find_periods`.
     **select
         ``file_id``, ``path``, ``rank`` or ``op``, passed to
         :func:`signal_from_ops`.
@@ -1818,7 +1821,7 @@ def job_cycles(
     b = signal_from_ops(store, job_id=job_id, bin_s=bin_s, value="bytes", **select)
     width = float(b.index[1] - b.index[0]) if len(b) > 1 else bin_s
     o = signal_from_ops(store, job_id=job_id, bin_s=width, value="ops", **select)
-    found = find_periods(b)
+    found = find_periods(b, min_confidence=min_confidence)
     p = period_s if period_s is not None else (found.period_s if len(found.periods) else None)
     if p is None:
         return found, None

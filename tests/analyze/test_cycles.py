@@ -502,6 +502,13 @@ def test_strace_job_cycles_view(ckpt_store):
     assert (full["bytes"] == 3 * 16384).all() and (full.ops == 3).all()
     assert cyc.similarity > 0.9 and cyc.jitter < 0.05
     assert close(cyc.period_s, periods.period_s, 1e-9)
+    # the confidence bar is passed through: a stricter one keeps only stronger periods
+    strict, _ = job_cycles(ckpt_store, path="*/ckpt.*", min_confidence=0.999999)
+    assert (strict.periods["confidence"] >= 0.999999).all()
+    assert len(strict.periods) <= len(periods.periods)
+    direct = find_periods(signal_from_ops(ckpt_store, path="*/ckpt.*"), min_confidence=0.5)
+    loose, _ = job_cycles(ckpt_store, path="*/ckpt.*", min_confidence=0.5)
+    assert loose.periods["period_s"].tolist() == direct.periods["period_s"].tolist()
 
 
 def test_signal_from_ops_selects_and_bins(ckpt_store):
