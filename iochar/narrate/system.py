@@ -1,0 +1,983 @@
+"""Narrative for notebook 02-system-load: how busy devices and servers were.
+
+Two views of load, each from its own data:
+
+- **Throughput** from per-interval device or server counters (``counters``: iostat,
+  ``/proc/diskstats``, LMT), with the burst and idle analysis of Carns et al. (2011,
+  section 4, Fig. 7 and Table III): peak, share of time below a fraction of peak,
+  idle periods by duration.
+- **File System Utilization** (Uselton & Wright 2013) from Lustre ``brw_stats`` disk
+  I/O size histograms (``size_hist``): the time a cost model says the disk needed
+  for the I/Os seen, as a share of the interval (Eq. 7), its idle / moderate / busy
+  split (Tables II and III) and how it compares with a bandwidth-only load.
+
+Counters in one database often come from several inputs -- different machines,
+days and sampling intervals -- so nothing here adds series of different inputs:
+:func:`counter_load` analyses every (input, target) pair on its own and
+:func:`pick_source` chooses one input for the time-series charts.
+
+The data functions (:func:`inputs`, :func:`counter_load`, :func:`pick_source`,
+:func:`rates`, :func:`cost_model`, :func:`load_ratio`, :func:`main_target`) prepare
+what the notebook shows; the narrative functions (:func:`inputs_summary`,
+:func:`device_load`, :func:`burst_summary`, :func:`model_summary`,
+:func:`fsu_summary`, :func:`fsu_vs_bandwidth`, :func:`transfer_sizes`) are pure:
+tables in, Markdown out, every number taken from the tables.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from iochar.narrate import system
+>>> hist = pd.DataFrame({"op": ["write", "write"], "size_bytes": [4096, 1048576],
+...                      "count": [10, 30]})
+>>> print(system.transfer_sizes(hist))  # doctest: +NORMALIZE_WHITESPACE
+Disk I/O sizes (brw_stats, 40 I/Os): the most common write size is 1.0 MiB (75.0% of 40
+writes); 25.0% of the writes are smaller than 1.0 MiB.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from pathlib import PurePath
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from iochar.errors import IocharError, ParameterError, ReportError
+from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
+
+__all__ = [
+    "BYTE_METRICS",
+    "inputs",
+    "counter_load",
+    "pick_source",
+    "rates",
+    "cost_model",
+    "load_ratio",
+    "main_target",
+    "inputs_summary",
+    "device_load",
+    "burst_summary",
+    "model_summary",
+    "fsu_summary",
+    "fsu_vs_bandwidth",
+    "transfer_sizes",
+]
+
+#: The counters whose sum is a device's or server's throughput (Carns et al. 2011).
+BYTE_METRICS = ("read_bytes", "write_bytes")
+_MIB = float(1 << 20)
+#: Uselton & Wright (2013, abstract): /scratch was "about four times as busy" as bandwidth said.
+PAPER_RATIO = 4.0
+#: Carns et al. (2011, section 4): "For 98% of the time ... less than 33% of peak".
+PAPER_SHARE, PAPER_FRACTION = 0.98, 0.33
+
+_INPUTS_SQL = """
+SELECT 'counters' AS "table", c.source_id, s.kind, s.uri,
+       count(DISTINCT c.target) AS targets,
+       count(DISTINCT c.target) FILTER (WHERE c.metric IN ('read_bytes', 'write_bytes'))
+         AS usable_targets,
+       count(*) AS rows, min(c.ts) AS first_ts, max(c.ts) AS last_ts,
+       median(c.interval_s) AS interval_s
+FROM counters c LEFT JOIN sources s USING (source_id)
+WHERE ($targets IS NULL OR list_contains($targets, c.target))
+  AND (CAST($start AS TIMESTAMP) IS NULL OR c.ts > CAST($start AS TIMESTAMP))
+  AND (CAST($end AS TIMESTAMP) IS NULL OR c.ts <= CAST($end AS TIMESTAMP))
+GROUP BY ALL
+UNION ALL
+SELECT 'size_hist', h.source_id, s.kind, s.uri,
+       count(DISTINCT h.target),
+       count(DISTINCT h.target) FILTER (WHERE h.section = 'disk I/O size'),
+       count(*), min(h.ts), max(h.ts), median(h.interval_s)
+FROM size_hist h LEFT JOIN sources s USING (source_id)
+WHERE ($targets IS NULL OR list_contains($targets, h.target))
+  AND (CAST($start AS TIMESTAMP) IS NULL OR h.ts > CAST($start AS TIMESTAMP))
+  AND (CAST($end AS TIMESTAMP) IS NULL OR h.ts <= CAST($end AS TIMESTAMP))
+GROUP BY ALL
+ORDER BY 1, 2
+"""
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _time(value: Any, name: str = "start") -> dt.datetime | None:
+    """An ISO string or datetime as naive UTC (the store's convention); None stays None."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        ts = pd.Timestamp(value)
+    except (TypeError, ValueError) as exc:
+        raise ReportError(
+            f"{name} {value!r} is not a date and time (use ISO 8601, e.g. 2018-01-28T06:00)"
+        ) from exc
+    if ts.tzinfo is not None:
+        ts = ts.tz_convert("UTC").tz_localize(None)
+    return ts.to_pydatetime()
+
+
+def _targets(targets: Sequence[str] | str | None) -> list[str] | None:
+    if targets is None:
+        return None
+    return [targets] if isinstance(targets, str) else [str(t) for t in targets]
+
+
+def _window(df: pd.DataFrame, start: Any, end: Any) -> pd.DataFrame:
+    """Rows whose interval end ``ts`` lies in ``(start, end]``."""
+    t0, t1 = _time(start, "start"), _time(end, "end")
+    keep = np.ones(len(df), dtype=bool)
+    if t0 is not None:
+        keep &= (df["ts"] > pd.Timestamp(t0)).to_numpy(bool)
+    if t1 is not None:
+        keep &= (df["ts"] <= pd.Timestamp(t1)).to_numpy(bool)
+    return df if keep.all() else df.loc[keep].reset_index(drop=True)
+
+
+def _when(ts: Any) -> str:
+    if ts is None or (isinstance(ts, float) and math.isnan(ts)) or pd.isna(ts):
+        return "n/a"
+    return pd.Timestamp(ts).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _num(x: Any) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return v
+
+
+def _ok(x: Any) -> bool:
+    return math.isfinite(_num(x))
+
+
+def _input(row: pd.Series | dict) -> str:
+    """``input 106 (lmt, lmtdb-reset-ost.csv)``."""
+    kind = row.get("kind")
+    name = row.get("input")
+    what = [v for v in (kind, name) if isinstance(v, str) and v]
+    return f"input {int(row['source_id'])}" + (f" ({', '.join(what)})" if what else "")
+
+
+# --------------------------------------------------------------------------- data
+
+
+def inputs(
+    store,
+    *,
+    targets: Sequence[str] | str | None = None,
+    start: Any = None,
+    end: Any = None,
+) -> pd.DataFrame:
+    """The inputs that hold device/server counters or brw_stats histograms, one row each.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    targets : str or sequence of str, optional
+        Only rows of these targets; all when None.
+    start, end : str or datetime, optional
+        Only intervals ending in ``(start, end]`` (ISO 8601; UTC when no zone is given).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` ("counters" or "size_hist"), ``source_id``, ``kind``, ``input``
+        (file name), ``targets``, ``usable_targets`` (with ``read_bytes`` /
+        ``write_bytes`` counters, or with a "disk I/O size" histogram), ``rows``,
+        ``first_ts``, ``last_ts`` (interval ends, UTC) and ``interval_s`` (median
+        sampling interval [s]).
+    """
+    params = {"targets": _targets(targets), "start": _time(start), "end": _time(end, "end")}
+    df = store.sql(_INPUTS_SQL, params=params).df()
+    df.insert(3, "input", [PurePath(u).name if isinstance(u, str) else "" for u in df["uri"]])
+    return df.drop(columns="uri")
+
+
+def _target_row(g: pd.DataFrame, share_fraction: float, idle_fraction: float) -> dict:
+    """Peak, share below, idle time and gaps of one target's throughput rows."""
+    from iochar.analyze import bursts
+
+    series = bursts.aggregate(g)
+    valid = ~np.isnan(series.to_numpy(float))
+    ok = ~g["flagged"].fillna(True).to_numpy(bool)
+    row: dict[str, Any] = {
+        "interval_s": float(series.attrs.get("interval_s", math.nan)),
+        "samples": int(len(series)),
+        "flagged": int((~valid).sum()),
+        "mib": float(g.loc[ok, "amount"].sum()) / _MIB,
+        "peak_mib_s": math.nan,
+        "mean_mib_s": math.nan,
+        "peak_ts": pd.NaT,
+        "observed_s": math.nan,
+        "gap_s": math.nan,
+        "share_below": math.nan,
+        "idle_share": math.nan,
+        "idle_periods": 0,
+        "longest_idle_s": math.nan,
+        "note": "",
+    }
+    if not valid.any():
+        row["note"] = "only gaps (every interval flagged)"
+        return row
+    peak = float(np.nanmax(series.to_numpy(float)))
+    row["peak_mib_s"] = peak / _MIB
+    row["peak_ts"] = series.idxmax() if peak > 0 else pd.NaT
+    try:
+        if peak > 0:
+            share = bursts.share_below(series, share_fraction)
+            idle = bursts.idle_table(series, idle_fraction=idle_fraction)
+            row["share_below"] = share.share
+        else:
+            idle = bursts.idle_table(series, strict=True)
+            row["note"] = "no traffic"
+    except ParameterError as exc:  # e.g. a single sample without a known interval
+        row["note"] = str(exc)
+        return row
+    a = idle.attrs
+    row["observed_s"] = a["observed_s"]
+    row["gap_s"] = a["gap_s"]
+    row["mean_mib_s"] = row["mib"] / a["observed_s"] if a["observed_s"] > 0 else math.nan
+    row["idle_share"] = a["idle_s"] / a["observed_s"] if a["observed_s"] > 0 else math.nan
+    row["idle_periods"] = a["periods"]
+    row["longest_idle_s"] = a["longest_s"] if a["longest_s"] is not None else 0.0
+    return row
+
+
+_LOAD_COLUMNS = [
+    "source_id",
+    "kind",
+    "input",
+    "target",
+    "interval_s",
+    "samples",
+    "observed_s",
+    "gap_s",
+    "flagged",
+    "mib",
+    "peak_mib_s",
+    "peak_ts",
+    "mean_mib_s",
+    "share_below",
+    "idle_share",
+    "idle_periods",
+    "longest_idle_s",
+    "note",
+]
+
+
+def counter_load(
+    store,
+    *,
+    targets: Sequence[str] | str | None = None,
+    start: Any = None,
+    end: Any = None,
+    bin_s: float | None = None,
+    share_fraction: float = 0.33,
+    idle_fraction: float = 0.05,
+) -> pd.DataFrame:
+    """How busy each device or server target was, one row per (input, target).
+
+    Each target's read plus write throughput (``counters`` metrics
+    ``read_bytes`` and ``write_bytes``, :func:`iochar.analyze.throughput.throughput`)
+    is analysed on its own with :mod:`iochar.analyze.bursts`, relative to its own
+    observed peak, as Carns et al. (2011, section 4) did for a whole file system.
+    Targets of different inputs are never added: the same device name in two
+    inputs is two rows.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    targets : str or sequence of str, optional
+        Only these targets; all when None.
+    start, end : str or datetime, optional
+        Only intervals ending in ``(start, end]`` (ISO 8601, UTC).
+    bin_s : float, optional
+        Re-bin each input's samples to this width [s]; None keeps them.
+    share_fraction : float, default 0.33
+        Fraction of peak for ``share_below`` (Carns: 98% of the time below 33%).
+    idle_fraction : float, default 0.05
+        An interval below this fraction of peak is idle (Carns' Table III).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Ordered by ``source_id``, ``target``: ``kind``, ``input`` (file name),
+        ``interval_s`` [s], ``samples``, ``observed_s`` and ``gap_s`` [s],
+        ``flagged`` (samples that are gaps: reset, wrap, missing target),
+        ``mib`` (data moved [MiB]), ``peak_mib_s``, ``peak_ts``, ``mean_mib_s``
+        [MiB/s], ``share_below`` (share of observed time below
+        ``share_fraction`` x peak), ``idle_share`` (share of observed time in
+        idle periods), ``idle_periods``, ``longest_idle_s`` [s] and ``note``
+        ("no traffic": idle means no activity at all). ``attrs`` holds the
+        parameters.
+    """
+    from iochar.analyze.throughput import throughput
+
+    tg = _targets(targets)
+    src = inputs(store, targets=tg, start=start, end=end)
+    src = src[(src["table"] == "counters") & (src["usable_targets"] > 0)]
+    rows = []
+    for s in src.itertuples(index=False):
+        df = throughput(
+            store, metrics=BYTE_METRICS, targets=tg, bin_s=bin_s, source_id=int(s.source_id)
+        )
+        df = _window(df, start, end)
+        for target, g in df.groupby("target", sort=True):
+            row = _target_row(g, share_fraction, idle_fraction)
+            row.update(source_id=int(s.source_id), kind=s.kind, input=s.input, target=target)
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=_LOAD_COLUMNS)
+    out["peak_ts"] = pd.to_datetime(out["peak_ts"])
+    out.attrs.update(
+        share_fraction=float(share_fraction),
+        idle_fraction=float(idle_fraction),
+        bin_s=bin_s,
+        start=_time(start),
+        end=_time(end, "end"),
+        targets=tg,
+    )
+    return out
+
+
+def pick_source(load: pd.DataFrame, source_id: int | None = None) -> int:
+    """The input the time-series charts are about.
+
+    Parameters
+    ----------
+    load : pandas.DataFrame
+        The result of :func:`counter_load`.
+    source_id : int, optional
+        Use this input; it must have a target with traffic in ``load``.
+
+    Returns
+    -------
+    int
+        ``source_id`` when given, else the input with the longest observed
+        time of a target with traffic (ties: more targets, then the lower id).
+
+    Raises
+    ------
+    ReportError
+        No input with traffic, or ``source_id`` names none of them.
+    """
+    busy = load[load["peak_mib_s"] > 0]
+    have = sorted({int(s) for s in busy["source_id"]})
+    if not have:
+        raise ReportError(
+            "no device or server moved data in this selection: none of its targets has "
+            "read_bytes/write_bytes counters above 0 in this time range, and the throughput "
+            "part of this notebook needs some"
+        )
+    if source_id is not None:
+        if source_id not in have:
+            raise ReportError(
+                f"source_id {source_id!r} has no read/write byte counters with traffic in this "
+                f"selection; inputs that do: {', '.join(map(str, have))}"
+            )
+        return int(source_id)
+    g = busy.groupby("source_id").agg(observed=("observed_s", "max"), n=("target", "size"))
+    g = g.assign(neg=-g.index.to_numpy()).sort_values(["observed", "n", "neg"], ascending=False)
+    return int(g.index[0])
+
+
+def rates(
+    store,
+    source_id: int,
+    *,
+    targets: Sequence[str] | str | None = None,
+    start: Any = None,
+    end: Any = None,
+    bin_s: float | None = None,
+) -> pd.DataFrame:
+    """Read and write throughput of one input's targets in a time window.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    source_id : int
+        The input (``sources.source_id``), e.g. from :func:`pick_source`.
+    targets : str or sequence of str, optional
+        Only these targets; all when None.
+    start, end : str or datetime, optional
+        Only intervals ending in ``(start, end]`` (ISO 8601, UTC).
+    bin_s : float, optional
+        Re-bin to this width [s]; None keeps the samples.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`iochar.analyze.throughput.throughput` rows of ``read_bytes`` and
+        ``write_bytes``; ``attrs["source_id"]`` names the input.
+    """
+    from iochar.analyze.throughput import throughput
+
+    df = throughput(
+        store, metrics=BYTE_METRICS, targets=_targets(targets), bin_s=bin_s, source_id=source_id
+    )
+    df = _window(df, start, end)
+    df.attrs["source_id"] = int(source_id)
+    return df
+
+
+def cost_model(calibration: str = ""):
+    """The FSU cost model: Uselton & Wright's Table I, or fitted to a benchmark file.
+
+    Parameters
+    ----------
+    calibration : str, default ""
+        A fio JSON or IOR output file (:func:`iochar.calibrate.read_calibration`)
+        to fit ``t = a0 + a1 b`` per op with :func:`iochar.analyze.fsu.fit_cost_model`
+        (Eq. 4); "" uses Table I.
+
+    Returns
+    -------
+    iochar.analyze.fsu.CostModel
+        The fitted model.
+
+    Raises
+    ------
+    ReportError
+        The file cannot be read or fitted (one line saying why).
+    """
+    from iochar import calibrate
+    from iochar.analyze import fsu
+
+    if not calibration:
+        return fsu.table_i_model()
+    try:
+        return fsu.fit_cost_model(calibrate.read_calibration(calibration))
+    except IocharError as exc:
+        raise ReportError(f"calibration {calibration!r}: {exc}") from None
+
+
+def load_ratio(series: pd.DataFrame, model) -> pd.DataFrame:
+    """:func:`iochar.analyze.fsu.load_ratio` from the histograms, empty when nothing was used.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        The result of :func:`iochar.analyze.fsu.fsu_series`.
+    model : iochar.analyze.fsu.CostModel
+        The model the series was computed with.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per target plus an "all" row (see ``load_ratio``); no rows when the series
+        has no used interval.
+    """
+    from iochar.analyze import fsu
+
+    if series["fsu_pct"].notna().any():
+        return fsu.load_ratio(series, model)
+    cols = ["fsu_load_pct", "bw_load_pct", "ratio", "seconds", "bw_seconds"]
+    return pd.DataFrame(columns=cols, index=pd.Index([], name="target"), dtype=float)
+
+
+def main_target(series: pd.DataFrame) -> str | None:
+    """The target with the most used FSU intervals, for a chart.
+
+    Ties go to the target with more intervals (skipped ones too), then more disk
+    I/Os, then the first by name.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        The result of :func:`iochar.analyze.fsu.fsu_series`.
+
+    Returns
+    -------
+    str or None
+        None when the series is empty.
+    """
+    if series.empty:
+        return None
+    g = (
+        series.assign(used=series["fsu_pct"].notna(), ios=series["read_ios"] + series["write_ios"])
+        .groupby("target", sort=True)
+        .agg(used=("used", "sum"), n=("ts", "size"), ios=("ios", "sum"))
+    )
+    g = g.sort_values(["used", "n", "ios"], ascending=False, kind="stable")
+    return str(g.index[0])
+
+
+# --------------------------------------------------------------------------- narrative
+
+
+def inputs_summary(table: pd.DataFrame) -> str:
+    """Which inputs hold counters and histograms, and whether they can be combined.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`inputs`.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    if table.empty:
+        return "The selection holds no device counters and no brw_stats histograms."
+    have, missing = [], []
+    for name, what in (("counters", "device/server counters"), ("size_hist", "brw_stats")):
+        t = table[table["table"] == name]
+        if t.empty:
+            missing.append(what)
+            continue
+        kinds = t["kind"].fillna("?").value_counts()
+        kinds_txt = listing([f"{k} ×{n}" if n > 1 else k for k, n in kinds.items()], limit=6)
+        ivs = sorted({fmt_s(v) for v in t["interval_s"] if _ok(v)})
+        have.append(
+            f"{what} from {plural(len(t), 'input')} ("
+            + (f"{kinds_txt}; " if name == "counters" else "")
+            + f"{plural(int(t['usable_targets'].sum()), 'target')} usable here, "
+            f"sampled every {listing(ivs, limit=6)})"
+        )
+    text = "The selection holds " + " and ".join(have)
+    text += (", but no " + " and no ".join(missing) + ".") if missing else "."
+    first, last = table["first_ts"].min(), table["last_ts"].max()
+    days = table["last_ts"].dt.date.astype(str).unique()
+    if len(table) > 1:
+        text += (
+            f" They span {_when(first)} to {_when(last)} UTC over "
+            f"{plural(len(days), 'distinct day')}"
+        )
+        if len(days) > 1:
+            text += (
+                ": the inputs come from different machines or times, so each (input, target) "
+                "pair is analysed on its own and never added to another input's."
+            )
+        else:
+            text += "."
+    return text
+
+
+def device_load(load: pd.DataFrame) -> str:
+    """How busy each device or server target was (peak, share below, idle, gaps).
+
+    Parameters
+    ----------
+    load : pandas.DataFrame
+        The result of :func:`counter_load`.
+
+    Returns
+    -------
+    str
+        Markdown: the busiest and least busy targets (each named with its input),
+        the longest idle period, the targets without traffic and the gaps.
+    """
+    if load.empty:
+        return "No device or server has read/write byte counters in this selection."
+    frac = load.attrs.get("share_fraction", PAPER_FRACTION)
+    idle_frac = load.attrs.get("idle_fraction", 0.05)
+    n_in = load["source_id"].nunique()
+    busy = load[load["peak_mib_s"] > 0]
+    quiet = load[load["peak_mib_s"] == 0]
+    unknown = load[~(load["peak_mib_s"] >= 0)]
+    out = [
+        f"**{plural(len(load), 'target')}** in {plural(n_in, 'input')} have read/write byte "
+        f"counters; {len(busy):,} of them moved data."
+    ]
+    if not busy.empty:
+        top = busy.loc[busy["peak_mib_s"].idxmax()]
+        out.append(
+            f"The highest peak is **{top['target']}** in {_input(top)}: "
+            f"{fmt_rate(top['peak_mib_s'] * _MIB)} at {_when(top['peak_ts'])} UTC, "
+            f"{fmt_bytes(top['mib'] * _MIB)} in {fmt_s(top['observed_s'])} observed "
+            f"(mean {fmt_rate(top['mean_mib_s'] * _MIB)})."
+        )
+        out.append(_share_text(busy[busy["share_below"].notna()], frac))
+        idle = busy[busy["idle_periods"] > 0]
+        if idle.empty:
+            out.append(
+                f"No target with traffic had an interval below {fmt_pct(idle_frac, 0)} of its peak."
+            )
+        else:
+            li = idle.loc[idle["longest_idle_s"].idxmax()]
+            mi = idle.loc[idle["idle_share"].idxmax()]
+            out.append(
+                f"{plural(len(idle), 'target')} had idle periods (below "
+                f"{fmt_pct(idle_frac, 0)} of peak); the longest lasted "
+                f"{fmt_s(li['longest_idle_s'])}, on {li['target']} in {_input(li)}, and "
+                f"{mi['target']} in {_input(mi)} was idle the largest share of its time, "
+                f"{fmt_pct(mi['idle_share'])}."
+            )
+    if not unknown.empty:
+        bin_s = load.attrs.get("bin_s")
+        why = f"records shorter than the {fmt_s(bin_s)} bins, or" if bin_s else ""
+        out.append(
+            f"{plural(len(unknown), 'target')} have no complete interval to judge ({why} "
+            f"only flagged intervals): {listing(unknown['target'].tolist(), limit=6)}."
+        )
+    if not quiet.empty:
+        by_in = quiet.groupby("source_id")["target"].apply(list)
+        names = [
+            f"{listing(t, limit=4)} in {_input(quiet[quiet['source_id'] == s].iloc[0])}"
+            for s, t in by_in.items()
+        ]
+        out.append(f"No traffic at all on {plural(len(quiet), 'target')}: {'; '.join(names)}.")
+    dup = _duplicates(busy)
+    if dup:
+        out.append(
+            "Loaded more than once (same target, samples and data within 1%, so count each "
+            "record once): " + "; ".join(dup) + "."
+        )
+    gaps = load[(load["gap_s"] > 0) | (load["flagged"] > 0)]
+    if gaps.empty:
+        out.append("No gaps: every target has a sample for every interval of its record.")
+    else:
+        g = gaps.loc[gaps["gap_s"].fillna(0).idxmax()]
+        out.append(
+            f"{plural(len(gaps), 'target')} have gaps (flagged counter resets or wraps, or "
+            f"missing samples), left out of every share; the largest: "
+            f"{fmt_s(g['gap_s'])} on {g['target']} in {_input(g)}."
+        )
+    return " ".join(p for p in out if p)
+
+
+def _duplicates(load: pd.DataFrame) -> list[str]:
+    """Groups of inputs holding the same target with the same record (within 1%)."""
+    out = []
+    for target, g in load.groupby("target", sort=True):
+        if g["source_id"].nunique() < 2:
+            continue
+        g = g.sort_values("source_id")
+        seen: set[int] = set()
+        for i, a in g.iterrows():
+            if i in seen:
+                continue
+            same = g[
+                (g["samples"] == a["samples"])
+                & (np.isclose(g["observed_s"], a["observed_s"], rtol=0.01))
+                & (np.isclose(g["mib"], a["mib"], rtol=0.01))
+            ]
+            seen.update(same.index)
+            if len(same) > 1:
+                ids = [str(int(v)) for v in same["source_id"]]
+                out.append(f"{target} in inputs {listing(ids)}")
+    return out
+
+
+def _share_text(sb: pd.DataFrame, frac: float) -> str:
+    """The share-below sentence of :func:`device_load`."""
+    if sb.empty:
+        return ""
+    paper = (
+        f"(Carns et al. 2011 saw {fmt_pct(PAPER_SHARE, 0)} below {fmt_pct(PAPER_FRACTION, 0)} "
+        "on a whole file system)"
+    )
+    if len(sb) == 1:
+        t = sb.iloc[0]
+        return (
+            f"Relative to its own peak, {t['target']} in {_input(t)} stayed below "
+            f"{fmt_pct(frac, 0)} of peak for {fmt_pct(t['share_below'])} of its "
+            f"{fmt_s(t['observed_s'])} observed {paper}."
+        )
+    hi = sb.loc[sb["share_below"].idxmax()]
+    lo = sb.loc[sb["share_below"].idxmin()]
+    text = (
+        f"Relative to its own peak, the median target stayed below {fmt_pct(frac, 0)} of peak "
+        f"for {fmt_pct(float(sb['share_below'].median()))} of its observed time {paper}"
+    )
+    if hi["share_below"] == lo["share_below"]:
+        return text + f"; all {len(sb)} targets alike ({fmt_pct(hi['share_below'])})."
+    return (
+        text + f"; the burstiest is {hi['target']} in {_input(hi)} (below for "
+        f"{fmt_pct(hi['share_below'])} of {fmt_s(hi['observed_s'])}), the most steadily loaded "
+        f"{lo['target']} in {_input(lo)} (below for {fmt_pct(lo['share_below'])} of "
+        f"{fmt_s(lo['observed_s'])})."
+    )
+
+
+def _bucket_text(idle: pd.DataFrame) -> str:
+    if idle is None or idle.empty or int(idle["count"].sum()) == 0:
+        return ""
+    top = idle["minutes"].idxmax()
+    row = idle.loc[top]
+    share_of_idle = float(row["minutes"]) / float(idle["minutes"].sum())
+    return (
+        f" By Table III's duration buckets, most idle time falls in the **{top} min** bucket "
+        f"({plural(int(row['count']), 'period')}, {fmt_pct(share_of_idle)} of the idle time, "
+        f"{float(row['percent']):.1f}% of the observed time)."
+    )
+
+
+def burst_summary(
+    load: pd.DataFrame,
+    source_id: int,
+    *,
+    phases: pd.DataFrame,
+    share,
+    idle: pd.DataFrame,
+) -> str:
+    """Bursts and idle periods of one input's summed throughput (Carns et al. 2011).
+
+    Parameters
+    ----------
+    load : pandas.DataFrame
+        The result of :func:`counter_load` (names the input and its targets).
+    source_id : int
+        The input analysed.
+    phases : pandas.DataFrame
+        :func:`iochar.analyze.bursts.segment` of the input's series.
+    share : iochar.analyze.bursts.ShareBelowResult
+        :func:`iochar.analyze.bursts.share_below` of the same series.
+    idle : pandas.DataFrame
+        :func:`iochar.analyze.bursts.idle_table` of the same series.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    rows = load[load["source_id"] == source_id]
+    if rows.empty or phases is None or phases.empty:
+        return f"Input {source_id} has no throughput to analyse in this selection."
+    about = _input(rows.iloc[0])
+    tg = rows["target"].tolist()
+    a = phases.attrs
+    observed = float(a.get("observed_s", math.nan))
+    gap = float(a.get("gap_s", 0.0))
+    out = [
+        f"**{about[0].upper() + about[1:]}**: read + write throughput of "
+        f"{plural(len(tg), 'target')} ({listing(tg, limit=6)}) summed, "
+        f"{fmt_s(float(a.get('sample_s', math.nan)))} intervals, {fmt_s(observed)} observed"
+        + (f" and {fmt_s(gap)} of gaps (not counted as idle)." if gap > 0 else ", no gaps.")
+    ]
+    out.append(
+        f"Peak {fmt_rate(share.peak_per_s)} ({share.peak_source}); the throughput stayed "
+        f"below {fmt_pct(share.fraction, 0)} of peak ({fmt_rate(share.threshold_per_s)}) for "
+        f"**{fmt_pct(share.share)}** of the observed time, against Carns et al.'s "
+        f"{fmt_pct(PAPER_SHARE, 0)} below {fmt_pct(PAPER_FRACTION, 0)}."
+    )
+    b = phases[phases["state"] == "burst"]
+    total = float(phases["bytes"].sum(skipna=True))
+    if not b.empty and total > 0:
+        out.append(
+            f"{plural(len(b), 'burst')} (at or above {fmt_pct(float(a['threshold']), 0)} of "
+            f"peak) carried {fmt_pct(float(b['bytes'].sum()) / total)} of the "
+            f"{fmt_bytes(total)} in {fmt_pct(float(b['duration_s'].sum()) / observed)} of the "
+            f"time; the longest lasted {fmt_s(float(b['duration_s'].max()))}."
+        )
+    ia = idle.attrs
+    if ia.get("periods", 0) == 0:
+        out.append(
+            f"No interval was idle (below {fmt_pct(float(ia.get('idle_fraction') or 0), 0)} "
+            "of peak)."
+        )
+    else:
+        rule = (
+            "no activity at all"
+            if ia.get("strict")
+            else f"below {fmt_pct(float(ia['idle_fraction']), 0)} of peak"
+        )
+        cens = int(ia.get("censored_periods", 0))
+        out.append(
+            f"{plural(int(ia['periods']), 'idle period')} ({rule}) add up to "
+            f"{fmt_s(float(ia['idle_s']))}, {fmt_pct(float(ia['idle_s']) / float(ia['total_s']))}"
+            f" of the observed time; the longest ran {fmt_s(float(ia['longest_s']))} from "
+            f"{_when(ia['longest_start'])} to {_when(ia['longest_end'])} UTC"
+            + (
+                f" ({plural(cens, 'period')} touch a gap or an end of the record, so "
+                f"{'it' if cens == 1 else 'they'} may have lasted longer)."
+                if cens
+                else "."
+            )
+        )
+        out.append(_bucket_text(idle).strip())
+    return " ".join(p for p in out if p)
+
+
+def model_summary(model) -> str:
+    """Which cost model the FSU uses and what it says about the disk.
+
+    Parameters
+    ----------
+    model : iochar.analyze.fsu.CostModel
+        The fitted model.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    c = model.coefficients()
+    parts = [
+        f"{op}s cost {row['latency_s'] * 1e3:.3g} ms per I/O plus the bytes at "
+        f"{fmt_rate(row['rate_mib_s'] * _MIB) if math.isfinite(row['rate_mib_s']) else 'no cost'}"
+        f" (so at most {row['iops_limit']:,.0f} I/Os/s)"
+        for op, row in c.iterrows()
+    ]
+    text = f"Cost model from **{model.source_}**: " + "; ".join(parts) + "."
+    r2 = c["r2"].dropna()
+    if not r2.empty:
+        fits = [f"{fmt_pct(v)} of the {op} time per I/O" for op, v in r2.items()]
+        text += f" The fit explains {listing(fits)} (R², {plural(int(c['n'].sum()), 'run')})."
+    for n in getattr(model, "notes_", []) or []:
+        text += f" Note: {n}."
+    return text
+
+
+def fsu_summary(series: pd.DataFrame, table: pd.DataFrame) -> str:
+    """FSU per interval: how many were used, the idle/moderate/busy split, the peak.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        :func:`iochar.analyze.fsu.fsu_series` output.
+    table : pandas.DataFrame
+        :func:`iochar.analyze.fsu.load_table` of that series.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    if series.empty:
+        return "No brw_stats disk I/O size histograms in this selection, so no FSU."
+    used = series[series["fsu_pct"].notna()]
+    skipped = series.attrs.get("skipped", {}) or {}
+    n_skip = int(sum(skipped.values()))
+    tg = sorted(series["target"].unique())
+    out = [
+        f"FSU (Uselton & Wright 2013, Eq. 7) for {plural(len(tg), 'target')} "
+        f"({listing(tg, limit=4)}): {plural(len(series), 'interval')}, "
+        f"{len(used):,} used"
+    ]
+    if n_skip:
+        why = "; ".join(f"{n} for {r.split(':')[0]}" for r, n in skipped.items())
+        out[0] += f", {n_skip:,} skipped ({why})."
+    else:
+        out[0] += "."
+    if used.empty:
+        out.append("No interval is usable, so there is nothing to classify.")
+        return " ".join(p for p in out if p)
+    if len(used) < 10:
+        out.append(
+            f"With only {plural(len(used), 'observation')} the shares below are anecdotes, "
+            "not a distribution."
+        )
+    split = [
+        f"{cat} {float(table.loc[cat, 'pct_obs']):.0f}% ({table.loc[cat, 'fsu_range']})"
+        for cat in ("idle", "moderate", "busy")
+        if cat in table.index
+    ]
+    out.append("Observations: " + ", ".join(split) + " (the thresholds of Tables II and III).")
+    top = used.loc[used["fsu_pct"].idxmax()]
+    out.append(
+        f"The highest FSU is **{float(top['fsu_pct']):.1f}%** on {top['target']} in the "
+        f"{fmt_s(float(top['interval_s']))} ending {_when(top['ts'])} UTC "
+        f"({fmt_num(int(top['read_ios']) + int(top['write_ios']))} disk I/Os, "
+        f"{fmt_bytes(float(top['read_bytes']) + float(top['write_bytes']))})."
+    )
+    over = used[used["fsu_pct"] > 100]
+    if not over.empty:
+        out.append(
+            f"{plural(len(over), 'interval')} {'exceeds' if len(over) == 1 else 'exceed'} "
+            "100%: the model says the disk needed more time than the interval had, so this "
+            "target is faster than the model's disk; "
+            "calibrate the model on this hardware (parameter `calibration`) before reading "
+            "FSU as a share of capacity."
+        )
+    opt = series.attrs.get("optimal_bytes")
+    if "busy" in table.index and int(table.loc["busy", "n_obs"]) > 0 and opt:
+        out.append(
+            f"In busy intervals {float(table.loc['busy', 'pct_sub']):.0f}% of the I/Os were "
+            f"sub-optimal (smaller than {fmt_bytes(opt)}, the largest size seen); "
+            "Uselton & Wright found three quarters on Hopper's /scratch."
+        )
+    return " ".join(p for p in out if p)
+
+
+def fsu_vs_bandwidth(ratio: pd.DataFrame) -> str:
+    """FSU-based load against bandwidth-based load (the paper's "four times as busy").
+
+    Parameters
+    ----------
+    ratio : pandas.DataFrame
+        :func:`iochar.analyze.fsu.load_ratio` (or :func:`load_ratio`) output.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    if ratio.empty or "all" not in ratio.index:
+        return "No used FSU interval, so FSU and bandwidth load cannot be compared."
+    a = ratio.loc["all"]
+    r = float(a["ratio"])
+    per = ratio.drop(index="all")
+    out = [
+        f"Averaged over targets, the FSU-based load is **{float(a['fsu_load_pct']):.1f}%** "
+        f"against a bandwidth-based load of {float(a['bw_load_pct']):.1f}% (bytes moved over "
+        f"the model's peak bandwidth): FSU is **{r:.2f}×** the bandwidth load"
+    ]
+    if r >= 2:
+        out[0] += (
+            ", so the per-I/O latency of small transfers makes the disks much busier than "
+            "bandwidth alone suggests (Uselton & Wright found about "
+            f"{PAPER_RATIO:.0f}× on Hopper's /scratch)."
+        )
+    else:
+        out[0] += (
+            ": large transfers dominate, so bandwidth tells the load nearly as well here "
+            f"(Uselton & Wright found about {PAPER_RATIO:.0f}× on Hopper's /scratch, "
+            "where small I/Os dominated)."
+        )
+    if len(per) > 1 and per["ratio"].notna().any():
+        hi = per["ratio"].idxmax()
+        out.append(
+            f"Per target the ratio ranges from {float(per['ratio'].min()):.2f}× to "
+            f"{float(per['ratio'].max()):.2f}× (highest on {hi}, "
+            f"{float(per.loc[hi, 'fsu_load_pct']):.1f}% FSU vs "
+            f"{float(per.loc[hi, 'bw_load_pct']):.1f}% bandwidth load)."
+        )
+    return " ".join(p for p in out if p)
+
+
+def transfer_sizes(hist: pd.DataFrame) -> str:
+    """Which disk I/O sizes dominate, per op (Uselton & Wright 2013, Fig. 12).
+
+    Parameters
+    ----------
+    hist : pandas.DataFrame
+        :func:`iochar.analyze.fsu.size_histogram` output (``op``, ``size_bytes``,
+        ``count``).
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    total = int(hist["count"].sum()) if not hist.empty else 0
+    if total == 0:
+        return "No disk I/Os in the brw_stats histograms of this selection."
+    parts = []
+    for op in ("read", "write"):
+        h = hist[(hist["op"] == op) & (hist["count"] > 0)]
+        n = int(h["count"].sum())
+        if n == 0:
+            continue
+        peak = int(h["count"].max())
+        tops = h[h["count"] == peak]
+        big = float(h["size_bytes"].max())
+        small = int(h.loc[h["size_bytes"] < big, "count"].sum())
+        if len(tops) > 1:
+            head = (
+                f"no {op} size dominates: {plural(len(tops), 'size bin')} share the highest "
+                f"count ({plural(peak, op)} each, of {n:,})"
+            )
+        else:
+            head = (
+                f"the most common {op} size is {fmt_bytes(float(tops['size_bytes'].iloc[0]))} "
+                f"({fmt_pct(peak / n)} of {plural(n, op)})"
+            )
+        parts.append(f"{head}; {fmt_pct(small / n)} of the {op}s are smaller than {fmt_bytes(big)}")
+    return f"Disk I/O sizes (brw_stats, {plural(total, 'I/O')}): " + "; ".join(parts) + "."
