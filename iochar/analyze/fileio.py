@@ -53,30 +53,46 @@ _LAST_T_SQL = """
 SELECT job_id, max(t_end) AS last_t FROM ops WHERE list_contains($jobs, job_id) GROUP BY job_id
 """
 
-# One aggregation over ops: grouped by op, call and error state rather than
-# filtered (cheaper), then reduced to one layer and one row per (job, file).
-_OPS_SQL = """
-WITH p AS (
-  SELECT unnest($jobs) AS job_id, unnest($head) AS head_t, unnest($tail) AS tail_t,
-         unnest($scale) AS scale
-),
-agg AS (
-  SELECT o.job_id, o.file_id, o.op, o.call, o.error IS NULL AS ok,
+# One pass over ops, reduced to one layer and one row per (job, file). Each op's
+# start is scaled to the job's bins (u = t_start * bins / span; the per-job scale
+# is a list parameter indexed by job id, $lo being the first id: ids are dense,
+# see _job_lists), so the head and tail cuts are the same for every job and no
+# join is needed. Head and tail bytes share one sum: head in the low 64 bits of
+# a HUGEINT, tail in the high ones. Ops with an error or from a Darshan DXT
+# layer are aggregated apart, grouped by call and error state; all other ops
+# (the bulk) are grouped by (job, file, op) alone, as narrow as a plain GROUP BY.
+_AGGS = """
          sum(o.size) AS nbytes, count(*) AS n,
          min(o.t_start) AS t0, max(o.t_end) AS t1,
          max(o."offset" + o.size) AS ext_known,
-         sum(o.size) FILTER (WHERE o.t_start < p.head_t) AS head,
-         sum(o.size) FILTER (WHERE o.t_start >= p.tail_t) AS tail,
-         bitstring_agg(least(greatest(floor(o.t_start * p.scale), 0), $nb - 1)::INTEGER,
-                       0, $nb - 1) AS bins
-  FROM ops o JOIN p USING (job_id)
-  GROUP BY ALL
+         sum(CASE WHEN o.u < $head_u THEN o.size::HUGEINT
+                  WHEN o.u >= $tail_u THEN o.size::HUGEINT << 64 END) AS edges,
+         bitstring_agg(least(greatest(floor(o.u), 0), $nb - 1)::INTEGER, 0, $nb - 1)
+           FILTER (WHERE o.op = 'write') AS bins
+"""
+_SCALED = """(
+  SELECT *, t_start * list_extract($scale, job_id - $lo + 1) AS u
+  FROM ops WHERE job_id BETWEEN $lo AND $hi
+) o"""
+_PLAIN = "o.error IS NULL AND (o.call IS NULL OR NOT starts_with(o.call, 'DXT_'))"
+_OPS_SQL = f"""
+WITH agg AS (
+  SELECT o.job_id, o.file_id, o.op, NULL::VARCHAR AS call, true AS ok, {_AGGS}
+  FROM {_SCALED}
+  WHERE {_PLAIN}
+  GROUP BY o.job_id, o.file_id, o.op
+  UNION ALL
+  SELECT o.job_id, o.file_id, o.op, o.call, o.error IS NULL AS ok, {_AGGS}
+  FROM {_SCALED}
+  WHERE NOT ({_PLAIN})
+  GROUP BY o.job_id, o.file_id, o.op, o.call, o.error IS NULL
 ),
 io AS (
   SELECT *, op IN ('read', 'write') AND ok AND nbytes IS NOT NULL AS data,
          bool_or(call = 'DXT_POSIX') OVER (PARTITION BY job_id) AS has_posix
   FROM agg
-  WHERE (op IN ('read', 'write') AND ok AND nbytes IS NOT NULL) OR file_id IS NOT NULL
+  WHERE list_extract($want, job_id - $lo + 1)
+    AND ((op IN ('read', 'write') AND ok AND nbytes IS NOT NULL) OR file_id IS NOT NULL)
 ),
 layer AS (
   SELECT * FROM io WHERE call IS DISTINCT FROM 'DXT_MPIIO' OR NOT has_posix
@@ -92,13 +108,33 @@ SELECT l.job_id, l.file_id, any_value(f.path) AS path,
        min(t0) FILTER (WHERE data AND op = 'write') AS first_write_t,
        max(t1) FILTER (WHERE data AND op = 'write') AS last_write_t,
        max(ext_known) FILTER (WHERE data) AS ext_known,
-       coalesce(sum(head) FILTER (WHERE data), 0) AS head_bytes,
-       coalesce(sum(tail) FILTER (WHERE data), 0) AS tail_bytes,
+       coalesce(sum(edges % 18446744073709551616) FILTER (WHERE data), 0)::BIGINT AS head_bytes,
+       coalesce(sum(edges // 18446744073709551616) FILTER (WHERE data), 0)::BIGINT AS tail_bytes,
        bit_or(bins) FILTER (WHERE data AND op = 'write')::VARCHAR AS wbits
 FROM layer l LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
 GROUP BY l.job_id, l.file_id
 ORDER BY l.job_id, l.file_id
 """
+
+
+def _job_lists(ids: np.ndarray, **values: np.ndarray) -> dict:
+    """Per-job constants as lists indexed by ``job_id - lo`` (see ``_OPS_SQL``).
+
+    Job ids are allocated densely by the store, so the lists are about as long
+    as the number of jobs; ids missing from ``ids`` get ``want = false``.
+    """
+    lo, hi = (int(ids.min()), int(ids.max())) if len(ids) else (0, -1)
+    pos = ids.astype(np.int64) - lo
+    out: dict = {"lo": lo, "hi": hi}
+    want = np.zeros(hi - lo + 1, dtype=bool)
+    want[pos] = True
+    out["want"] = want.tolist()
+    for name, v in values.items():
+        full = np.zeros(hi - lo + 1, dtype=np.float64)
+        full[pos] = v
+        out[name] = full.tolist()
+    return out
+
 
 _STATS_SQL = """
 WITH s AS (SELECT * FROM file_stats WHERE list_contains($jobs, job_id)),
@@ -261,14 +297,14 @@ def file_io(
         nb = int(min(max(math.ceil(need), 16), _MAX_BINS))
     jobs["bin_s"] = span / nb
     scale = np.where(span > 0, nb / np.where(span > 0, span, 1.0), 0.0)
-    params = {
-        "jobs": jobs["job_id"].astype("int64").tolist(),
-        "head": (edge * span).tolist(),
-        "tail": ((1 - edge) * span).tolist(),
-        "scale": scale.tolist(),
-        "nb": nb,
-    }
+    params = _job_lists(jobs["job_id"].to_numpy(dtype=np.int64), scale=scale)
+    params.update(nb=nb, head_u=edge * nb, tail_u=(1 - edge) * nb)
     ops = store.sql(_OPS_SQL, params=params).df()
+    # a job with no positive span: every op starts at or after its end (the tail)
+    flat = ops["job_id"].isin(jobs.loc[~(span > 0), "job_id"])
+    if flat.any():
+        ops.loc[flat, "tail_bytes"] = ops.loc[flat, ["bytes_read", "bytes_written"]].sum(axis=1)
+        ops.loc[flat, "head_bytes"] = 0
     ops["basis"] = "ops"
     ops["extent_bytes"] = ops["ext_known"].where(
         ops["ext_known"].notna(), np.maximum(ops["bytes_read"], ops["bytes_written"])

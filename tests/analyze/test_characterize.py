@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from iochar.analyze.characterize import app_table, rates_table
@@ -155,3 +156,40 @@ def test_file_table_sums_to_the_job_table(loaded):
     assert ck.bytes_read == ck.bytes_written == 40 * 65536  # re-read and re-written 40 times
     with pytest.raises(ParameterError, match="'min_file_bytes' parameter of file_table"):
         file_table(facts, min_file_bytes=-5)
+
+
+@pytest.mark.parametrize("edge", [0.1, 0.25])
+def test_file_io_facts_equal_naive_per_file(loaded, edge):
+    """Every per-file fact of the one-pass aggregation against pandas on the raw ops:
+    DXT layers, failed calls (strace), head and tail bytes, write bursts."""
+    from iochar.analyze.fileio import file_io
+
+    facts = file_io(loaded, edge=edge)
+    ops = _naive(loaded)
+    span = loaded.sql("SELECT job_id, runtime_s FROM jobs").df().set_index("job_id")["runtime_s"]
+    ops = ops.assign(span=ops["job_id"].map(span))
+    got = facts.files[facts.files["basis"] == "ops"].set_index(["job_id", "file_id"])
+    assert len(got) and ops["job_id"].nunique() >= 3
+    for (job, fid), g in ops.groupby(["job_id", "file_id"]):
+        row = got.loc[(job, fid)]
+        rd, wr = g[g.op == "read"], g[g.op == "write"]
+        assert row["bytes_read"] == rd["size"].sum() and row["bytes_written"] == wr["size"].sum()
+        assert row["reads"] == len(rd) and row["writes"] == len(wr)
+        sp = g["span"].iloc[0]
+        head = g.loc[g.t_start < edge * sp, "size"].sum()
+        tail = g.loc[g.t_start >= (1 - edge) * sp, "size"].sum()
+        assert row["head_bytes"] == head and row["tail_bytes"] == tail, (job, fid)
+        if len(wr):
+            assert row["first_write_t"] == wr["t_start"].min()
+            assert row["last_write_t"] == wr["t_end"].max()
+    # write bursts: bins of span/400 holding writes; a new burst after > 1% of span
+    for (job, fid), g in ops[ops.op == "write"].groupby(["job_id", "file_id"]):
+        sp = g["span"].iloc[0]
+        b = np.unique(np.clip(np.floor(g.t_start.to_numpy() * 400 / sp), 0, 399))
+        starts = 1 + int((np.diff(b) > 0.01 * sp / (sp / 400)).sum())
+        assert got.loc[(job, fid), "write_bursts"] == starts, (job, fid)
+    # one job at a time gives the same rows as all jobs at once
+    for job in facts.jobs["job_id"]:
+        one = file_io(loaded, job_id=int(job), edge=edge).files
+        both = facts.files[facts.files["job_id"] == job].reset_index(drop=True)
+        pd.testing.assert_frame_equal(one, both, check_dtype=False)
