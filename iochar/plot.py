@@ -846,7 +846,8 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
     -------
     altair.LayerChart
         Read (red) and write (blue) bandwidth [MiB/s] on the left axis, FSU
-        [%] in black on the right axis; skipped intervals break the FSU line.
+        [%] in black (line and points, so a lone interval shows) on the right
+        axis; skipped intervals (a ``reason`` given) break both.
     """
     _need(series, ("ts", "interval_s", "fsu_pct", "read_bytes", "write_bytes"), "fsu_chart")
     if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
@@ -859,6 +860,8 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
         s = fsu_filesystem(s)
     s = s.sort_values("ts")
     iv = s["interval_s"].where(s["interval_s"] > 0)
+    if "reason" in s.columns:  # skipped intervals (reset, wrap, gap): no bandwidth either
+        iv = iv.where(s["reason"].fillna("").eq(""))
     if bandwidth is None:
         bw = pd.DataFrame(
             {
@@ -905,7 +908,11 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
     )
     fsu_line = (
         alt.Chart(fsu.assign(op="FSU"))
-        .mark_line(color=FSU_COLORS["FSU"], invalid="break-paths-show-domains")
+        .mark_line(
+            color=FSU_COLORS["FSU"],
+            invalid="break-paths-show-domains",
+            point=alt.OverlayMarkDef(color=FSU_COLORS["FSU"], size=18),
+        )
         .encode(
             x="ts:T",
             y=alt.Y("FSU:Q", title="FSU [%]", axis=alt.Axis(orient="right")),

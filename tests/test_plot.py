@@ -482,3 +482,27 @@ def test_cdf_charts_thin_long_cdfs_keeping_exact_steps():
     )
     small = df.head(100)
     assert len(next(iter(size_cdf_chart(small).to_dict()["datasets"].values()))) == 200
+
+
+def test_fsu_chart_real_brw_stats_lone_interval_and_reset(store):
+    """The real ZFS series: one used interval and one counter reset. The lone FSU value
+    is drawn as a point; the reset interval has neither FSU nor bandwidth."""
+    from pathlib import Path
+
+    from iochar.analyze.fsu import fsu_series, table_i_model
+    from iochar.plot import fsu_chart
+
+    data = Path(__file__).resolve().parents[1] / "data" / "brw_stats"
+    store.load(data / "zfs-lustrefs-OST0000-series.txt")
+    s = fsu_series(store, table_i_model())
+    assert s["fsu_pct"].notna().sum() == 1 and (s["reason"] != "").sum() == 1
+    spec = fsu_chart(s).to_dict()
+    lines, fsu_line = spec["layer"]
+    assert fsu_line["mark"]["point"]["size"] > 0
+    bw = pd.DataFrame(spec["datasets"][lines["data"]["name"]])
+    reset_ts = s.loc[s["reason"] != "", "ts"].iloc[0]
+    at_reset = bw[pd.to_datetime(bw["ts"]) == reset_ts]
+    assert at_reset["mib_s"].isna().all()
+    used = s.loc[s["reason"] == ""].iloc[0]
+    at_used = bw[pd.to_datetime(bw["ts"]) == used["ts"]].set_index("op")["mib_s"]
+    assert at_used["write"] == pytest.approx(used["write_bytes"] / used["interval_s"] / 2**20)
