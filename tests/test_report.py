@@ -199,15 +199,19 @@ def test_missing_job_target_or_snapshot_stops_the_report_with_one_line(
     assert "Traceback" not in page
 
 
-def test_database_without_the_needed_tables(tmp_path):
+@pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
+def test_database_without_the_needed_tables(tmp_path, book):
     empty = tmp_path / "empty.duckdb"
     iochar.connect(str(empty)).close()
     html = tmp_path / "r.html"
-    proc = _cli("01", "--db", str(empty), "-o", str(html))
+    proc = _cli(book.stem, "--db", str(empty), "-o", str(html), "--keep-notebook")
     assert proc.returncode != 0
     err = proc.stderr.strip().splitlines()
-    assert len(err) == 1 and "this database has no rows in table" in err[0], proc.stderr
-    assert "no rows in table" in html.read_text()
+    assert len(err) == 1 and "this database has no rows in" in err[0], proc.stderr
+    assert "; load " in err[0]  # says what to load
+    first = _first_output_text(tmp_path / "r.ipynb")
+    assert first.startswith("ReportError: this database has no rows in"), first
+    assert "no rows in" in html.read_text() and "Traceback" not in html.read_text()
 
 
 def test_database_that_does_not_exist(tmp_path):
