@@ -237,8 +237,9 @@ def growth(
         before), ``share_files`` and ``share_bytes`` (the group's part of the
         net change over all groups; NaN when the net change is 0), and
         ``largest_files`` / ``largest_bytes`` flagging the group that
-        contributed most added files / bytes. ``DataFrame.attrs`` holds
-        ``largest_by_files`` and ``largest_by_bytes`` (the group names).
+        contributed most added files / bytes (none when no group gained any).
+        ``DataFrame.attrs`` holds ``largest_by_files`` and ``largest_by_bytes``
+        (the group names, or None).
 
     Raises
     ------
@@ -264,10 +265,10 @@ def growth(
     df["largest_files"] = False
     df["largest_bytes"] = False
     df.attrs["largest_by_files"] = df.attrs["largest_by_bytes"] = None
-    if len(df):
-        i, j = df["d_files"].idxmax(), df["d_bytes"].idxmax()
-        df.loc[i, "largest_files"] = True
-        df.loc[j, "largest_bytes"] = True
-        df.attrs["largest_by_files"] = df.loc[i, "group"]
-        df.attrs["largest_by_bytes"] = df.loc[j, "group"]
+    # a group "contributed most" only if it gained something: no flag when nothing grew
+    for c in ("files", "bytes"):
+        if len(df) and df[f"d_{c}"].max() > 0:
+            i = df[f"d_{c}"].idxmax()
+            df.loc[i, f"largest_{c}"] = True
+            df.attrs[f"largest_by_{c}"] = df.loc[i, "group"]
     return df

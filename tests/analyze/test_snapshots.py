@@ -113,6 +113,13 @@ def test_growth_top_dir_names_the_contributors(two):
     assert g.loc["results", "largest_files"] and g.loc["platform", "largest_bytes"]
 
 
+def test_growth_of_a_tree_against_itself_names_no_contributor(two):
+    g = S.growth(two, 1, 1, by="top_dir")
+    assert (g["d_files"] == 0).all() and (g["d_bytes"] == 0).all()
+    assert not g["largest_files"].any() and not g["largest_bytes"].any()
+    assert g.attrs["largest_by_files"] is None and g.attrs["largest_by_bytes"] is None
+
+
 @pytest.mark.parametrize("by", ["total", "top_dir", "owner"])
 def test_growth_equals_naive(two, by):
     def key(df):
