@@ -143,6 +143,24 @@ def _title(nb) -> str:
     return ""
 
 
+def _parameter_cell(path: str | os.PathLike[str]) -> list[tuple[str, Any, str]]:
+    """(name, default, annotation or "") of each line of the ``parameters`` cell."""
+    import nbformat
+
+    nb = nbformat.read(str(path), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            out = []
+            for node in ast.parse(cell.source).body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    out.append((node.targets[0].id, ast.literal_eval(node.value), ""))
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    ann = ast.unparse(node.annotation)
+                    out.append((node.target.id, ast.literal_eval(node.value), ann))
+            return out
+    return []
+
+
 def parameters(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The notebook's parameters and their defaults, read from its ``parameters`` cell.
 
@@ -156,26 +174,26 @@ def parameters(path: str | os.PathLike[str]) -> dict[str, Any]:
     dict of str to object
         Name to default value (Python literal), in cell order.
     """
-    import nbformat
-
-    nb = nbformat.read(str(path), as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
-            out: dict[str, Any] = {}
-            for node in ast.parse(cell.source).body:
-                if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                    out[node.targets[0].id] = ast.literal_eval(node.value)
-                elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                    out[node.target.id] = ast.literal_eval(node.value)
-            return out
-    return {}
+    return {name: default for name, default, _ in _parameter_cell(path)}
 
 
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
 
-def _convert(key: str, text: str, default: Any) -> Any:
+def _convert(key: str, text: str, default: Any, annotation: str = "") -> Any:
+    if re.match(r"(list|tuple|Sequence)\b", annotation) or " list[" in f" {annotation}":
+        # a list parameter given as a word or "a,b,c" (or a Python literal)
+        low = text.strip().lower()
+        if low in ("none", "null", ""):
+            return None
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return list(value) if isinstance(value, (list, tuple)) else [value]
     if isinstance(default, bool):
         low = text.lower()
         if low in _TRUE | _FALSE:
@@ -208,8 +226,10 @@ def coerce(path: str | os.PathLike[str], pairs: Iterable[tuple[str, Any]]) -> di
 
     Text values take the type of the parameter's default (``int``, ``float``, ``bool``,
     ``str``; a ``None`` or list default accepts ``none``, a Python literal, or a word;
-    a list default also accepts ``a,b,c``). A string value naming an existing relative
-    path becomes absolute, since the notebook runs in its own folder.
+    a list default also accepts ``a,b,c``). A parameter annotated as a list in the
+    cell (``targets: list[str] = None``; papermill cannot read ``| None``) turns a
+    word or ``a,b`` into a list. A string value naming an existing relative path
+    becomes absolute, since the notebook runs in its own folder.
 
     Parameters
     ----------
@@ -228,7 +248,9 @@ def coerce(path: str | os.PathLike[str], pairs: Iterable[tuple[str, Any]]) -> di
     ReportError
         For a name the notebook does not have or a value of the wrong type.
     """
-    known = parameters(path)
+    cell = _parameter_cell(path)
+    known = {name: default for name, default, _ in cell}
+    notes = {name: ann for name, _, ann in cell}
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key not in known:
@@ -237,7 +259,7 @@ def coerce(path: str | os.PathLike[str], pairs: Iterable[tuple[str, Any]]) -> di
                 + ", ".join(known)
             )
         if isinstance(value, str):
-            value = _convert(key, value, known[key])
+            value = _convert(key, value, known[key], notes[key])
         if isinstance(value, str) and value and not os.path.isabs(value) and os.path.exists(value):
             value = os.path.abspath(value)
         out[key] = value

@@ -50,10 +50,10 @@ def test_first_code_cell_is_literal_parameters_papermill_can_read(book):
     first = next(c for c in nb.cells if c.cell_type == "code")
     assert "parameters" in first.metadata.get("tags", [])
     body = ast.parse(first.source).body
-    assert body and all(isinstance(n, ast.Assign) for n in body)
+    assert body and all(isinstance(n, (ast.Assign, ast.AnnAssign)) for n in body)
     for node in body:
         ast.literal_eval(node.value)  # literals only
-    names = [n.targets[0].id for n in body]
+    names = [n.targets[0].id if isinstance(n, ast.Assign) else n.target.id for n in body]
     assert names[0] == "db"
     assert ast.literal_eval(body[0].value) == ""  # default: the bundled demo database
     # papermill must parse every line too (it cannot when a comment holds "=" or ";")
@@ -91,6 +91,36 @@ def test_coerce_types_and_refusals():
         report.coerce(book, [("top_jobs", "many")])
     with pytest.raises(ReportError, match="00-overview has no parameter 'jobs'; its parameters"):
         report.coerce(book, [("jobs", "1")])
+
+
+def test_coerce_list_parameters_from_their_annotation(tmp_path):
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                'db = ""  # database\n'
+                "targets: list[str] = None  # devices; None: all\n"
+                "label = None  # a name\n",
+                metadata={"tags": ["parameters"]},
+            )
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    path = tmp_path / "99-x.ipynb"
+    nbformat.write(nb, str(path))
+    assert [p["name"] for p in papermill.inspect_notebook(str(path)).values()] == [
+        "db",
+        "targets",
+        "label",
+    ]
+    got = report.coerce(path, [("targets", "sda"), ("label", "sda")])
+    assert got == {"targets": ["sda"], "label": "sda"}
+    assert report.coerce(path, [("targets", "sda, sdb")]) == {"targets": ["sda", "sdb"]}
+    assert report.coerce(path, [("targets", '["a,b"]')]) == {"targets": ["a,b"]}
+    assert report.coerce(path, [("targets", "none")]) == {"targets": None}
 
 
 def test_coerce_makes_relative_paths_absolute(tmp_path, monkeypatch):
