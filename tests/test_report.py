@@ -298,3 +298,13 @@ def test_to_html_banner_and_no_external_urls():
     assert "This report stopped:</strong> job_id 3 is not in" in page
     assert "data:image/svg+xml;base64," in page
     assert "<td>db</td><td>&#x27;a.duckdb&#x27;</td>" in page
+
+
+def test_a_target_given_as_one_word_on_the_command_line(demo_run, tmp_path):
+    out, rc, log = demo_run
+    html = tmp_path / "r.html"
+    proc = _cli("02", "--db", str(out / "iochar.duckdb"), "-p", "targets", "sda", "-o", str(html))
+    assert proc.returncode == 0, proc.stderr
+    page = html.read_text()
+    assert "<td>targets</td><td>[&#x27;sda&#x27;]</td>" in page
+    assert "This report stopped" not in page

@@ -83,6 +83,14 @@ Darshan's bins (0-100 bytes, 100-1K, 1K-10K, 10K-100K, 100K-1M, 1M-4M,
 4M-10M, 10M-100M, 100M-1G, 1G+): POSIX histograms (section 4.4), else those
 of MPI-IO, H5D or PNETCDF_VAR; from ops, every read and write.
 
+Tables over the metrics
+-----------------------
+:func:`project_table` is Table VI (section 5): the means per project of the
+jobs that :func:`large_jobs` keeps (at least 1,024 processes and 500 MiB read
+and written). :func:`sharing_table` counts jobs, processes and data per
+file-sharing pattern (Figs. 3(b) and 5); :func:`size_histogram` and
+:func:`size_table` give each project's access sizes (Fig. 12), long and wide.
+
 Units: bytes, seconds; ``MiB`` = 2**20 bytes; ``_pct`` columns are percent.
 """
 
@@ -95,9 +103,27 @@ import pandas as pd
 
 from iochar.errors import ParameterError
 
-__all__ = ["JobMetrics", "job_metrics", "project_table", "size_histogram", "SIZE_BINS"]
+__all__ = [
+    "JobMetrics",
+    "job_metrics",
+    "project_table",
+    "large_jobs",
+    "sharing_table",
+    "size_histogram",
+    "size_table",
+    "SIZE_BINS",
+    "UNKNOWN",
+]
 
 MiB = float(1 << 20)
+GiB = float(1 << 30)
+
+#: Label of the jobs whose project column (``by``) is missing, in
+#: :func:`sharing_table` and :func:`size_table`.
+UNKNOWN = "(unknown)"
+
+#: Order of the file-sharing patterns in :func:`sharing_table` (ties in job counts).
+_PATTERNS = ("N:N", "N:M", "N:1", "1:1", "none")
 
 #: Darshan's access-size bins as [lo, hi) bytes (hi None: unbounded) with the
 #: paper's labels (Fig. 12).
@@ -765,6 +791,18 @@ _TABLE_VI = (
 )
 
 
+def _large(df: pd.DataFrame, min_procs, min_mib, caller: str) -> np.ndarray:
+    """Section 5's filter as a mask: at least ``min_procs`` processes and ``min_mib`` MiB."""
+    if not (isinstance(min_procs, (int, np.integer)) and min_procs >= 0):
+        raise ParameterError("min_procs", caller, "an int >= 0", min_procs)
+    if not (isinstance(min_mib, (int, float)) and min_mib >= 0):
+        raise ParameterError("min_mib", caller, "a number of MiB >= 0", min_mib)
+    missing = [c for c in ("nprocs", "io_bytes") if c not in df.columns]
+    if missing:
+        raise ParameterError("metrics", caller, f"per-job metrics (missing {missing})", "...")
+    return (_num(df, "nprocs") >= min_procs) & (_num(df, "io_bytes") >= min_mib * MiB)
+
+
 def project_table(
     metrics,
     *,
@@ -775,8 +813,9 @@ def project_table(
     """Carns et al. (2011) Table VI: average I/O characteristics of large jobs by project.
 
     Jobs are kept when they ran at least ``min_procs`` processes and moved at
-    least ``min_mib`` MiB (section 5's filter: 1,024 processes, 500 MiB);
-    each metric is the mean over a project's jobs where it is defined.
+    least ``min_mib`` MiB (section 5's filter: 1,024 processes, 500 MiB; the
+    jobs :func:`large_jobs` returns); each metric is the mean over a
+    project's jobs where it is defined.
 
     Parameters
     ----------
@@ -785,32 +824,26 @@ def project_table(
     by : str, default "app"
         Column naming the project (``app``, ``user``...).
     min_procs : int, default 1024
-        Fewest processes of a job kept.
+        Fewest processes of a job kept [processes].
     min_mib : float, default 500.0
         Least data a kept job moved [MiB].
 
     Returns
     -------
     pandas.DataFrame
-        One row per project: ``jobs`` (kept), then the means of
-        ``mib_s_cn`` [MiB/s per node], ``io_time_pct``, ``meta_time_pct``
-        [%], ``files_per_proc``, ``creates_per_proc`` (estimated, see
-        :mod:`iochar.analyze.jobs`), ``seq_pct``, ``aligned_pct`` [%] and
-        ``mib_per_proc`` [MiB], and ``median_mib_s_cn`` (Fig. 11's middle
-        line); sorted by data moved, most first.
+        One row per project: ``jobs`` (kept), ``mib_moved`` (bytes they read
+        and wrote) [MiB], then the means of ``mib_s_cn`` [MiB/s per node],
+        ``io_time_pct``, ``meta_time_pct`` [%], ``files_per_proc``,
+        ``creates_per_proc`` (estimated, see :mod:`iochar.analyze.jobs`),
+        ``seq_pct``, ``aligned_pct`` [%] and ``mib_per_proc`` [MiB], and
+        ``median_mib_s_cn`` (Fig. 11's middle line) [MiB/s per node]; sorted
+        by ``mib_moved``, most first.
     """
     caller = "project_table"
     df = _metrics_frame(metrics, caller)
     if by not in df.columns:
         raise ParameterError("by", caller, "a column of the metrics", by)
-    if not (isinstance(min_procs, (int, np.integer)) and min_procs >= 0):
-        raise ParameterError("min_procs", caller, "an int >= 0", min_procs)
-    if not (isinstance(min_mib, (int, float)) and min_mib >= 0):
-        raise ParameterError("min_mib", caller, "a number of MiB >= 0", min_mib)
-    keep = df[
-        (pd.to_numeric(df["nprocs"], errors="coerce") >= min_procs)
-        & (pd.to_numeric(df["io_bytes"], errors="coerce") >= min_mib * MiB)
-    ].copy()
+    keep = df[_large(df, min_procs, min_mib, caller)].copy()
     keep["_moved"] = pd.to_numeric(keep["io_bytes"], errors="coerce").astype("float64")
     for _, col in _TABLE_VI:
         keep[col] = pd.to_numeric(keep[col], errors="coerce").astype("float64")
@@ -821,7 +854,146 @@ def project_table(
         median_mib_s_cn=("mib_s_cn", "median"),
         moved=("_moved", "sum"),
     )
+    out.insert(1, "mib_moved", out["moved"] / MiB)
     return out.sort_values("moved", ascending=False).drop(columns="moved").reset_index()
+
+
+def large_jobs(metrics, *, min_procs: int = 1024, min_mib: float = 500.0) -> JobMetrics:
+    """The jobs section 5 of Carns et al. (2011) keeps, with their access sizes.
+
+    The jobs that ran at least ``min_procs`` processes and read and wrote at
+    least ``min_mib`` MiB (the paper: 1,024 processes and 500 MiB, for
+    Fig. 11, Table VI and Fig. 12): the same filter as :func:`project_table`,
+    so ``large_jobs(m).jobs`` are the jobs that table averages.
+
+    Parameters
+    ----------
+    metrics : JobMetrics
+        :func:`job_metrics`'s result.
+    min_procs : int, default 1024
+        Fewest processes of a kept job [processes].
+    min_mib : float, default 500.0
+        Least data a kept job read and wrote [MiB].
+
+    Returns
+    -------
+    JobMetrics
+        The kept jobs (in their order in ``metrics``) and their rows of ``sizes``.
+
+    Raises
+    ------
+    ParameterError
+        ``metrics`` is not a JobMetrics, or a threshold is negative.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> m = JobMetrics(pd.DataFrame({"job_id": [1, 2], "nprocs": [8, 2],
+    ...                              "io_bytes": [2**30, 2**30]}),
+    ...                pd.DataFrame({"job_id": [1, 2], "count": [3, 4]}))
+    >>> large_jobs(m, min_procs=4, min_mib=1).jobs["job_id"].tolist()
+    [1]
+    """
+    caller = "large_jobs"
+    if not isinstance(metrics, JobMetrics):
+        raise ParameterError("metrics", caller, "a JobMetrics", type(metrics))
+    df = metrics.jobs
+    jobs = df[_large(df, min_procs, min_mib, caller)].reset_index(drop=True)
+    sizes = metrics.sizes[metrics.sizes["job_id"].isin(jobs["job_id"])].reset_index(drop=True)
+    return JobMetrics(jobs, sizes)
+
+
+def _labels(values: pd.Series) -> pd.Series:
+    """Project names as labels, a missing one as :data:`UNKNOWN`."""
+    return values.astype("string").fillna(UNKNOWN).astype(object)
+
+
+def sharing_table(metrics, *, by: str = "app") -> pd.DataFrame:
+    """Jobs, processes and data per file-sharing pattern (Carns et al. 2011, Figs. 3(b), 5).
+
+    Fig. 3(b) of Carns et al. (2011) counts jobs and bytes by access pattern,
+    and Fig. 5 shows the N:N, N:1 and N:M trends (and jobs without files) of
+    each project; this is both as one table of the ``sharing`` column of
+    :func:`job_metrics`, with the rank-0 I/O of section 4.1 counted apart.
+
+    Parameters
+    ----------
+    metrics : JobMetrics or pandas.DataFrame
+        :func:`job_metrics`'s result (or its ``jobs`` frame, with ``sharing``,
+        ``io_bytes`` [bytes], ``nprocs``, ``rank0_io`` and ``by``).
+    by : str, default "app"
+        Column naming the project, listed per pattern.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``sharing`` pattern (N:N, N:M, N:1, 1:1, none), most jobs
+        first (ties in that order): ``jobs``, ``pct_jobs`` (of all jobs) [%],
+        ``min_procs`` and ``max_procs`` (process counts of its jobs)
+        [processes], ``gib_moved`` (bytes read and written) [GiB],
+        ``pct_bytes`` (of all data moved; NaN when nothing moved) [%],
+        ``rank0_jobs`` (jobs whose rank 0 moved every byte), ``apps`` and
+        ``rank0_apps`` (``by`` values, sorted, comma-separated; a missing one
+        as :data:`UNKNOWN`). No rows for no jobs.
+
+    Raises
+    ------
+    ParameterError
+        ``metrics`` is neither a JobMetrics nor a DataFrame, or lacks a column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> jobs = pd.DataFrame({"job_id": [1, 2, 3], "app": ["a", "b", None],
+    ...                      "nprocs": [8, 8, 4], "io_bytes": [2**30, 3 * 2**30, 0],
+    ...                      "sharing": ["N:N", "N:1", "N:N"],
+    ...                      "rank0_io": [False, True, False]})
+    >>> sharing_table(jobs)[["sharing", "jobs", "gib_moved", "rank0_jobs", "apps"]]
+      sharing  jobs  gib_moved  rank0_jobs          apps
+    0     N:N     2        1.0           0  (unknown), a
+    1     N:1     1        3.0           1             b
+    """
+    caller = "sharing_table"
+    df = _metrics_frame(metrics, caller)
+    cols = ["sharing", "jobs", "pct_jobs", "min_procs", "max_procs", "gib_moved", "pct_bytes",
+            "rank0_jobs", "apps", "rank0_apps"]  # fmt: skip
+    if len(df) == 0:
+        return pd.DataFrame({c: [] for c in cols})
+    need = ["sharing", "io_bytes", "nprocs", "rank0_io", by]
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise ParameterError(
+            "metrics", caller, f"per-job columns {need} (missing {missing})", "..."
+        )
+    moved = _num(df, "io_bytes")
+    d = pd.DataFrame(
+        {
+            "sharing": df["sharing"].astype(object).to_numpy(),
+            "moved": np.where(np.isnan(moved), 0.0, moved),
+            "procs": _num(df, "nprocs"),
+            "rank0": df["rank0_io"].fillna(False).astype(bool).to_numpy(),
+            "app": _labels(df[by]).to_numpy(),
+        }
+    )
+    d["app0"] = d["app"].where(d["rank0"])
+    g = d.groupby("sharing", sort=False)
+    out = g.agg(
+        jobs=("moved", "size"),
+        min_procs=("procs", "min"),
+        max_procs=("procs", "max"),
+        moved=("moved", "sum"),
+        rank0_jobs=("rank0", "sum"),
+        apps=("app", lambda s: ", ".join(sorted(set(s)))),
+        rank0_apps=("app0", lambda s: ", ".join(sorted(set(s.dropna())))),
+    ).reset_index()
+    total = out["moved"].sum()
+    out["pct_jobs"] = 100 * out["jobs"] / out["jobs"].sum()
+    out["gib_moved"] = out["moved"] / GiB
+    out["pct_bytes"] = 100 * out["moved"] / total if total > 0 else np.nan
+    order = {p: i for i, p in enumerate(_PATTERNS)}
+    out["_o"] = out["sharing"].map(order).fillna(len(order))
+    out = out.sort_values(["jobs", "_o"], ascending=[False, True])
+    return out[cols].reset_index(drop=True)
 
 
 def size_histogram(metrics, *, by: str = "app") -> pd.DataFrame:
@@ -850,3 +1022,46 @@ def size_histogram(metrics, *, by: str = "app") -> pd.DataFrame:
     tot = out.groupby([by, "op"], dropna=False)["count"].transform("sum")
     out["pct"] = 100 * out["count"] / tot.where(tot > 0)
     return out[[by, "op", "bin", "bin_lo", "count", "pct"]].sort_values([by, "op", "bin_lo"])
+
+
+def size_table(hist: pd.DataFrame, *, by: str = "app") -> pd.DataFrame:
+    """Fig. 12 of Carns et al. (2011) as one table: each project's share of accesses per size.
+
+    :func:`size_histogram` side by side: one row per project and operation,
+    one column per Darshan size bin (Fig. 12's histograms, section 4.4).
+
+    Parameters
+    ----------
+    hist : pandas.DataFrame
+        :func:`size_histogram`'s result.
+    by : str, default "app"
+        Its project column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows (``by``, ``op``), a missing project as :data:`UNKNOWN`; columns
+        the bins of :data:`SIZE_BINS` that hold any access, in size order
+        (columns name ``"size [bytes]"``); values the share of the project's
+        reads (or writes) in the bin [%]. No rows or columns when no access
+        was counted.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> hist = pd.DataFrame({"app": ["a", "a"], "op": ["read", "read"],
+    ...                      "bin": ["0-100", "1M-4M"], "bin_lo": [0, 1048577],
+    ...                      "count": [1, 3], "pct": [25.0, 75.0]})
+    >>> wide = size_table(hist)
+    >>> list(wide.columns), wide.loc[("a", "read")].tolist()
+    (['0-100', '1M-4M'], [25.0, 75.0])
+    """
+    if hist is None or len(hist) == 0 or np.nansum(_num(hist, "count")) == 0:
+        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=[by, "op"]))
+    d = hist.assign(**{by: _labels(hist[by])})
+    wide = d.pivot_table(index=[by, "op"], columns="bin", values="pct", aggfunc="sum")
+    used = d.groupby("bin")["count"].sum()
+    bins = [b for b, _, _ in SIZE_BINS if used.get(b, 0) > 0]
+    wide = wide.reindex(columns=bins).fillna(0.0)
+    wide.columns.name = "size [bytes]"
+    return wide

@@ -34,7 +34,8 @@ ranks that did I/O) are grouped instead by their I/O *signature* with
 rule grouped each job.
 
 :func:`similar_jobs` places one job against the other runs of its group
-(percentiles and z-scores), and :func:`cluster_jobs` is the signature
+(percentiles and z-scores), :func:`most_variable_job` picks the job worth
+placing (the slowest run of the group that varies most), and :func:`cluster_jobs` is the signature
 clustering on its own, scored against known groups by the adjusted Rand
 index when they are given.
 
@@ -58,6 +59,7 @@ __all__ = [
     "repeated_jobs",
     "similar_jobs",
     "cluster_jobs",
+    "most_variable_job",
     "IDENTITY",
     "SIGNATURE",
 ]
@@ -762,3 +764,62 @@ def similar_jobs(
             }
         )
     return SimilarJobs(int(job_id), gid, mode, pd.DataFrame(rows), hist)
+
+
+def most_variable_job(repeated: RepeatedJobs, data) -> int | None:
+    """The slowest run of the most variable group of repeated jobs (Carns et al. 2011).
+
+    Table IV of Carns et al. (2011, section 4.1) ranks groups of repeated
+    jobs by the coefficient of variation of the slowest rank's I/O time; the
+    run of the most variable group that took longest is the outlier that
+    makes it vary most, the job to place with :func:`similar_jobs`. Without
+    groups, the first job with an I/O time (``repeated.members`` in
+    ``job_id`` order), else the first job of ``data``.
+
+    Parameters
+    ----------
+    repeated : RepeatedJobs
+        :func:`repeated_jobs`'s result.
+    data : iochar.Store, iochar.analyze.jobs.JobMetrics or pandas.DataFrame
+        The jobs the groups were formed from, as for :func:`repeated_jobs`
+        (with ``job_id`` and the ``repeated.time`` column [s]).
+
+    Returns
+    -------
+    int or None
+        A job id: the first of the slowest runs of the first group with the
+        largest ``cv_pct`` [%] (None only when there are no jobs at all).
+
+    Raises
+    ------
+    ParameterError
+        ``repeated`` is not a RepeatedJobs, or ``data`` is not jobs.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> jobs = pd.DataFrame({"job_id": [1, 2, 3, 4], "user": "u", "app": "a",
+    ...                      "nprocs": [8, 8, 16, 16], "files": 1, "bytes_read": 2**20,
+    ...                      "bytes_written": 0, "slowest_io_s": [10.0, 11.0, 5.0, 20.0]})
+    >>> most_variable_job(repeated_jobs(jobs), jobs)  # 5 s and 20 s vary most
+    4
+    """
+    caller = "most_variable_job"
+    if not isinstance(repeated, RepeatedJobs):
+        raise ParameterError("repeated", caller, "a RepeatedJobs", type(repeated))
+    df = _frame(data, caller)
+    groups = repeated.groups
+    cv = (
+        pd.to_numeric(groups["cv_pct"], errors="coerce").astype("float64")
+        if len(groups)
+        else pd.Series([], dtype="float64")
+    )
+    if cv.notna().any():
+        gid = groups["group_id"].iloc[int(np.nanargmax(cv.to_numpy()))]
+        ids = repeated.members.loc[repeated.members["group_id"] == gid, "job_id"]
+        runs = df[df["job_id"].isin(ids)]
+        t = pd.to_numeric(runs[repeated.time], errors="coerce").astype("float64").to_numpy()
+        return int(runs["job_id"].iloc[int(np.nanargmax(t))])
+    if len(repeated.members):
+        return int(repeated.members["job_id"].iloc[0])
+    return int(df["job_id"].iloc[0]) if len(df) else None

@@ -1,24 +1,22 @@
 """Narrative for notebook 03 (jobs and variance): Carns et al. (2011) Tables IV and VI.
 
-The paragraphs state what :func:`iochar.analyze.jobs.job_metrics`,
-:func:`~iochar.analyze.jobs.project_table`, :func:`~iochar.analyze.jobs.size_histogram`,
+The paragraphs state what :func:`iochar.analyze.jobs.project_table`,
+:func:`~iochar.analyze.jobs.sharing_table`, :func:`~iochar.analyze.jobs.size_histogram`,
 :func:`iochar.analyze.variance.repeated_jobs` and
 :func:`~iochar.analyze.variance.similar_jobs` found: which applications move the most
 data and how fast (Table VI, Fig. 11), which file-sharing patterns dominate (Figs. 3(b)
 and 5), the most common access sizes (Figs. 10 and 12), how much repeated runs of one
-job vary (Table IV) and where one job sits among its repeated runs.
-
-A few helpers prepare what the notebook shows: :func:`large_jobs` (section 5's filter
-applied to the metrics and their access sizes), :func:`sharing_table` (jobs and data
-per sharing pattern), :func:`size_table` (Fig. 12's histograms side by side) and
-:func:`pick_job` (a job to place in its history when the notebook names none).
+job vary (Table IV) and where one job sits among its repeated runs. The tables the
+notebook shows beside them (:func:`~iochar.analyze.jobs.large_jobs`,
+:func:`~iochar.analyze.jobs.size_table`, :func:`~iochar.analyze.variance.most_variable_job`)
+are :mod:`iochar.analyze`'s too.
 
 Examples
 --------
 >>> import pandas as pd
+>>> from iochar.analyze.jobs import sharing_table
 >>> from iochar.narrate import jobs
->>> t = pd.DataFrame({"sharing": [], "jobs": [], "gib_moved": [], "pct_bytes": []})
->>> jobs.sharing(t)
+>>> jobs.sharing(sharing_table(pd.DataFrame({"job_id": [], "sharing": []})))
 'No job has file records, so there is no file-sharing pattern to report.'
 """
 
@@ -29,14 +27,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from iochar.analyze.jobs import SIZE_BINS, JobMetrics
+from iochar.analyze.jobs import UNKNOWN, JobMetrics
 from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = [
-    "large_jobs",
-    "pick_job",
-    "sharing_table",
-    "size_table",
     "projects",
     "sharing",
     "access_sizes",
@@ -47,18 +41,13 @@ __all__ = [
 MiB = float(1 << 20)
 GiB = float(1 << 30)
 
-#: Label of a job or group whose project column is unknown.
-UNKNOWN = "(unknown)"
-
-#: Order of the sharing patterns in tables (ties in job counts).
-_PATTERNS = ("N:N", "N:M", "N:1", "1:1", "none")
-
 
 def _jobs_frame(metrics) -> pd.DataFrame:
     return metrics.jobs if isinstance(metrics, JobMetrics) else metrics
 
 
 def _labels(values: pd.Series) -> pd.Series:
+    """Project names as the analysis tables label them (a missing one as ``UNKNOWN``)."""
     return values.astype("string").fillna(UNKNOWN).astype(object)
 
 
@@ -68,7 +57,7 @@ def _name(label) -> str:
 
 
 def _names(joined: str, limit: int = 5) -> str:
-    """Comma-joined project labels (as in :func:`sharing_table`) as a sentence list."""
+    """Comma-joined project labels (as in ``sharing_table``'s ``apps``) as a sentence list."""
     items = [a for a in str(joined).split(", ") if a]
     return listing(
         ["jobs without an application name" if a == UNKNOWN else f"`{a}`" for a in items],
@@ -97,181 +86,19 @@ def _ordinal(n: int) -> str:
     return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
 
 
-# ----------------------------------------------------------------------------- helpers
-
-
-def large_jobs(metrics, *, min_procs: int = 1024, min_mib: float = 500.0) -> JobMetrics:
-    """The jobs section 5 of Carns et al. (2011) keeps, with their access sizes.
-
-    The same filter as :func:`iochar.analyze.jobs.project_table`: at least
-    ``min_procs`` processes and at least ``min_mib`` MiB read and written.
-
-    Parameters
-    ----------
-    metrics : iochar.analyze.jobs.JobMetrics
-        :func:`iochar.analyze.jobs.job_metrics`'s result.
-    min_procs : int, default 1024
-        Fewest processes of a kept job.
-    min_mib : float, default 500.0
-        Least data a kept job moved [MiB].
-
-    Returns
-    -------
-    iochar.analyze.jobs.JobMetrics
-        The kept jobs and their rows of ``sizes``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from iochar.analyze.jobs import JobMetrics
-    >>> m = JobMetrics(pd.DataFrame({"job_id": [1, 2], "nprocs": [8, 2],
-    ...                              "io_bytes": [2**30, 2**30]}),
-    ...                pd.DataFrame({"job_id": [1, 2], "count": [3, 4]}))
-    >>> large_jobs(m, min_procs=4, min_mib=1).jobs["job_id"].tolist()
-    [1]
-    """
-    df = metrics.jobs
-    keep = (_num(df["nprocs"]).to_numpy() >= min_procs) & (
-        _num(df["io_bytes"]).to_numpy() >= min_mib * MiB
-    )
-    jobs = df[keep].reset_index(drop=True)
-    sizes = metrics.sizes[metrics.sizes["job_id"].isin(jobs["job_id"])].reset_index(drop=True)
-    return JobMetrics(jobs, sizes)
-
-
-def pick_job(repeated, metrics, job_id: int | None = None) -> int | None:
-    """The job to place among its repeated runs when the notebook names none.
-
-    The slowest run (largest ``repeated.time``) of the group with the largest
-    coefficient of variation: the outlier that makes the group vary most. Without
-    groups, the first job with an I/O time, else the first job.
-
-    Parameters
-    ----------
-    repeated : iochar.analyze.variance.RepeatedJobs
-        :func:`iochar.analyze.variance.repeated_jobs`'s result.
-    metrics : iochar.analyze.jobs.JobMetrics or pandas.DataFrame
-        The per-job metrics the groups were formed from.
-    job_id : int, optional
-        The notebook's choice; returned as is when given.
-
-    Returns
-    -------
-    int or None
-        A job id (None only when there are no jobs at all).
-    """
-    if job_id is not None:
-        return int(job_id)
-    df = _jobs_frame(metrics)
-    groups = repeated.groups
-    cv = _num(groups["cv_pct"]) if len(groups) else pd.Series([], dtype="float64")
-    if cv.notna().any():
-        gid = groups["group_id"].iloc[int(np.nanargmax(cv.to_numpy()))]
-        ids = repeated.members.loc[repeated.members["group_id"] == gid, "job_id"]
-        runs = df[df["job_id"].isin(ids)]
-        t = _num(runs[repeated.time]).to_numpy()
-        return int(runs["job_id"].iloc[int(np.nanargmax(t))])
-    if len(repeated.members):
-        return int(repeated.members["job_id"].iloc[0])
-    return int(df["job_id"].iloc[0]) if len(df) else None
-
-
-def sharing_table(metrics, *, by: str = "app") -> pd.DataFrame:
-    """Jobs and data per file-sharing pattern (Carns et al. 2011, Figs. 3(b) and 5).
-
-    Parameters
-    ----------
-    metrics : iochar.analyze.jobs.JobMetrics or pandas.DataFrame
-        :func:`iochar.analyze.jobs.job_metrics`'s result (or its ``jobs`` frame).
-    by : str, default "app"
-        Column naming the project, listed per pattern.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per ``sharing`` pattern (N:N, N:M, N:1, 1:1, none), most jobs
-        first: ``jobs``, ``pct_jobs`` (of all jobs) [%], ``min_procs`` and
-        ``max_procs`` (process counts of its jobs), ``gib_moved`` [GiB],
-        ``pct_bytes`` (of all data moved) [%], ``rank0_jobs`` (jobs whose rank 0
-        moved every byte), ``apps`` and ``rank0_apps`` (``by`` values, sorted,
-        comma-separated).
-    """
-    df = _jobs_frame(metrics)
-    cols = ["sharing", "jobs", "pct_jobs", "min_procs", "max_procs", "gib_moved", "pct_bytes",
-            "rank0_jobs", "apps", "rank0_apps"]  # fmt: skip
-    if len(df) == 0:
-        return pd.DataFrame({c: [] for c in cols})
-    d = pd.DataFrame(
-        {
-            "sharing": df["sharing"].astype(object).to_numpy(),
-            "moved": _num(df["io_bytes"]).fillna(0).to_numpy(),
-            "procs": _num(df["nprocs"]).to_numpy(),
-            "rank0": df["rank0_io"].fillna(False).astype(bool).to_numpy(),
-            "app": _labels(df[by]).to_numpy(),
-        }
-    )
-    d["app0"] = d["app"].where(d["rank0"])
-    g = d.groupby("sharing", sort=False)
-    out = g.agg(
-        jobs=("moved", "size"),
-        min_procs=("procs", "min"),
-        max_procs=("procs", "max"),
-        moved=("moved", "sum"),
-        rank0_jobs=("rank0", "sum"),
-        apps=("app", lambda s: ", ".join(sorted(set(s)))),
-        rank0_apps=("app0", lambda s: ", ".join(sorted(set(s.dropna())))),
-    ).reset_index()
-    total = out["moved"].sum()
-    out["pct_jobs"] = 100 * out["jobs"] / out["jobs"].sum()
-    out["gib_moved"] = out["moved"] / GiB
-    out["pct_bytes"] = 100 * out["moved"] / total if total > 0 else np.nan
-    order = {p: i for i, p in enumerate(_PATTERNS)}
-    out["_o"] = out["sharing"].map(order).fillna(len(order))
-    out = out.sort_values(["jobs", "_o"], ascending=[False, True])
-    return out[cols].reset_index(drop=True)
-
-
-def size_table(hist: pd.DataFrame, *, by: str = "app") -> pd.DataFrame:
-    """Fig. 12 of Carns et al. (2011) as one table: share of accesses per size bin.
-
-    Parameters
-    ----------
-    hist : pandas.DataFrame
-        :func:`iochar.analyze.jobs.size_histogram`'s result.
-    by : str, default "app"
-        Its project column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Rows (project, op), columns the bins that hold any access in size order,
-        values the share of the project's reads (or writes) in the bin [%].
-    """
-    if hist is None or len(hist) == 0 or _num(hist["count"]).sum() == 0:
-        return pd.DataFrame(index=pd.MultiIndex.from_tuples([], names=[by, "op"]))
-    d = hist.assign(**{by: _labels(hist[by])})
-    wide = d.pivot_table(index=[by, "op"], columns="bin", values="pct", aggfunc="sum")
-    used = d.groupby("bin")["count"].sum()
-    bins = [b for b, _, _ in SIZE_BINS if used.get(b, 0) > 0]
-    wide = wide.reindex(columns=bins).fillna(0.0)
-    wide.columns.name = "size [bytes]"
-    return wide
-
-
 # --------------------------------------------------------------------------- narrative
 
 
-def projects(table: pd.DataFrame, large, *, min_procs: int, min_mib: float, by: str = "app"):
+def projects(table: pd.DataFrame, *, min_procs: int, min_mib: float, by: str = "app") -> str:
     """Which projects move the most data, and how fast (Table VI and Fig. 11).
 
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`iochar.analyze.jobs.project_table`'s result.
-    large : iochar.analyze.jobs.JobMetrics or pandas.DataFrame
-        The jobs that table kept (:func:`large_jobs` with the same thresholds).
+        :func:`iochar.analyze.jobs.project_table`'s result (its ``jobs`` and
+        ``mib_moved`` [MiB] give the jobs kept and the data they moved).
     min_procs : int
-        The process filter used.
+        The process filter used [processes].
     min_mib : float
         The data filter used [MiB].
     by : str, default "app"
@@ -282,22 +109,20 @@ def projects(table: pd.DataFrame, large, *, min_procs: int, min_mib: float, by: 
     str
         Markdown.
     """
-    jobs = _jobs_frame(large)
     procs = plural(min_procs, "process", "processes")
     crit = f"at least {procs} and moved at least {fmt_num(min_mib)} MiB"
-    if len(jobs) == 0 or len(table) == 0:
+    if len(table) == 0:
         return (
             f"No job ran {crit}, so Table VI has no rows; lower `min_procs` or `min_mib` "
             "to see smaller jobs."
         )
-    lab = _labels(jobs[by])
-    moved = _num(jobs["io_bytes"]).fillna(0).groupby(lab.to_numpy()).sum()
-    njobs = lab.value_counts()
-    total = float(moved.sum())
     t = table.assign(_label=_labels(table[by]).to_numpy()).set_index("_label")
+    moved = (_num(t["mib_moved"]).fillna(0) * MiB).sort_index()  # bytes, by name
+    njobs = _num(t["jobs"]).fillna(0).astype(int)
+    total = float(moved.sum())
     top = str(moved.idxmax())
     parts = [
-        f"**{plural(len(jobs), 'job')}** ran {crit} (section 5's filter), "
+        f"**{plural(int(njobs.sum()), 'job')}** ran {crit} (section 5's filter), "
         f"{plural(len(moved), 'application')}"
         + (" (counting the jobs without a name as one)" if UNKNOWN in moved.index else "")
         + f", {fmt_bytes(total)} read and written in all."
@@ -307,7 +132,7 @@ def projects(table: pd.DataFrame, large, *, min_procs: int, min_mib: float, by: 
         f"{plural(int(njobs[top]), 'job')} ({fmt_pct(moved[top] / total if total > 0 else np.nan)}"
         " of it)"
     )
-    rate = t.loc[top, "mib_s_cn"] if top in t.index else np.nan
+    rate = t.loc[top, "mib_s_cn"]
     s += f", at {fmt_num(rate)} MiB/s per compute node on average." if _finite(rate) else "."
     parts.append(s)
     med = _num(t["median_mib_s_cn"]).dropna()
@@ -343,7 +168,7 @@ def sharing(table: pd.DataFrame) -> str:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`sharing_table`'s result.
+        :func:`iochar.analyze.jobs.sharing_table`'s result.
 
     Returns
     -------

@@ -5,23 +5,23 @@ Two views of load, each from its own data:
 - **Throughput** from per-interval device or server counters (``counters``: iostat,
   ``/proc/diskstats``, LMT), with the burst and idle analysis of Carns et al. (2011,
   section 4, Fig. 7 and Table III): peak, share of time below a fraction of peak,
-  idle periods by duration.
+  idle periods by duration. The tables come from :mod:`iochar.analyze.devices`
+  (:func:`~iochar.analyze.devices.inputs`,
+  :func:`~iochar.analyze.devices.counter_load`, ...) and
+  :mod:`iochar.analyze.bursts`.
 - **File System Utilization** (Uselton & Wright 2013) from Lustre ``brw_stats`` disk
   I/O size histograms (``size_hist``): the time a cost model says the disk needed
   for the I/Os seen, as a share of the interval (Eq. 7), its idle / moderate / busy
-  split (Tables II and III) and how it compares with a bandwidth-only load.
+  split (Tables II and III) and how it compares with a bandwidth-only load. The
+  tables come from :mod:`iochar.analyze.fsu`.
 
-Counters in one database often come from several inputs -- different machines,
-days and sampling intervals -- so nothing here adds series of different inputs:
-:func:`counter_load` analyses every (input, target) pair on its own and
-:func:`pick_source` chooses one input for the time-series charts.
-
-The data functions (:func:`inputs`, :func:`counter_load`, :func:`pick_source`,
-:func:`rates`, :func:`cost_model`, :func:`load_ratio`, :func:`main_target`) prepare
-what the notebook shows; the narrative functions (:func:`inputs_summary`,
-:func:`device_load`, :func:`burst_summary`, :func:`model_summary`,
-:func:`fsu_summary`, :func:`fsu_vs_bandwidth`, :func:`transfer_sizes`) are pure:
-tables in, Markdown out, every number taken from the tables.
+The narrative functions (:func:`inputs_summary`, :func:`device_load`,
+:func:`burst_summary`, :func:`model_summary`, :func:`fsu_summary`,
+:func:`fsu_vs_bandwidth`, :func:`transfer_sizes`) are pure: tables in, Markdown
+out, every number taken from the tables. :func:`cost_model` and :func:`load_ratio`
+only adapt :mod:`iochar.analyze.fsu` to the notebook's parameters: the model named
+by ``calibration``, errors as one-line :class:`~iochar.errors.ReportError`, an
+empty table where ``fsu.load_ratio`` refuses a series without used intervals.
 
 Examples
 --------
@@ -36,27 +36,18 @@ writes); 25.0% of the writes are smaller than 1.0 MiB.
 
 from __future__ import annotations
 
-import datetime as dt
 import math
-from collections.abc import Sequence
-from pathlib import PurePath
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from iochar.errors import IocharError, ParameterError, ReportError
+from iochar.analyze import devices
+from iochar.errors import IocharError, ReportError
 from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = [
-    "BYTE_METRICS",
-    "inputs",
-    "counter_load",
-    "pick_source",
-    "rates",
     "cost_model",
     "load_ratio",
-    "main_target",
     "inputs_summary",
     "device_load",
     "burst_summary",
@@ -66,73 +57,14 @@ __all__ = [
     "transfer_sizes",
 ]
 
-#: The counters whose sum is a device's or server's throughput (Carns et al. 2011).
-BYTE_METRICS = ("read_bytes", "write_bytes")
 _MIB = float(1 << 20)
 #: Uselton & Wright (2013, abstract): /scratch was "about four times as busy" as bandwidth said.
 PAPER_RATIO = 4.0
 #: Carns et al. (2011, section 4): "For 98% of the time ... less than 33% of peak".
 PAPER_SHARE, PAPER_FRACTION = 0.98, 0.33
 
-_INPUTS_SQL = """
-SELECT 'counters' AS "table", c.source_id, s.kind, s.uri,
-       count(DISTINCT c.target) AS targets,
-       count(DISTINCT c.target) FILTER (WHERE c.metric IN ('read_bytes', 'write_bytes'))
-         AS usable_targets,
-       count(*) AS rows, min(c.ts) AS first_ts, max(c.ts) AS last_ts,
-       median(c.interval_s) AS interval_s
-FROM counters c LEFT JOIN sources s USING (source_id)
-WHERE ($targets IS NULL OR list_contains($targets, c.target))
-  AND (CAST($start AS TIMESTAMP) IS NULL OR c.ts > CAST($start AS TIMESTAMP))
-  AND (CAST($end AS TIMESTAMP) IS NULL OR c.ts <= CAST($end AS TIMESTAMP))
-GROUP BY ALL
-UNION ALL
-SELECT 'size_hist', h.source_id, s.kind, s.uri,
-       count(DISTINCT h.target),
-       count(DISTINCT h.target) FILTER (WHERE h.section = 'disk I/O size'),
-       count(*), min(h.ts), max(h.ts), median(h.interval_s)
-FROM size_hist h LEFT JOIN sources s USING (source_id)
-WHERE ($targets IS NULL OR list_contains($targets, h.target))
-  AND (CAST($start AS TIMESTAMP) IS NULL OR h.ts > CAST($start AS TIMESTAMP))
-  AND (CAST($end AS TIMESTAMP) IS NULL OR h.ts <= CAST($end AS TIMESTAMP))
-GROUP BY ALL
-ORDER BY 1, 2
-"""
-
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _time(value: Any, name: str = "start") -> dt.datetime | None:
-    """An ISO string or datetime as naive UTC (the store's convention); None stays None."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        ts = pd.Timestamp(value)
-    except (TypeError, ValueError) as exc:
-        raise ReportError(
-            f"{name} {value!r} is not a date and time (use ISO 8601, e.g. 2018-01-28T06:00)"
-        ) from exc
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts.to_pydatetime()
-
-
-def _targets(targets: Sequence[str] | str | None) -> list[str] | None:
-    if targets is None:
-        return None
-    return [targets] if isinstance(targets, str) else [str(t) for t in targets]
-
-
-def _window(df: pd.DataFrame, start: Any, end: Any) -> pd.DataFrame:
-    """Rows whose interval end ``ts`` lies in ``(start, end]``."""
-    t0, t1 = _time(start, "start"), _time(end, "end")
-    keep = np.ones(len(df), dtype=bool)
-    if t0 is not None:
-        keep &= (df["ts"] > pd.Timestamp(t0)).to_numpy(bool)
-    if t1 is not None:
-        keep &= (df["ts"] <= pd.Timestamp(t1)).to_numpy(bool)
-    return df if keep.all() else df.loc[keep].reset_index(drop=True)
 
 
 def _when(ts: Any) -> str:
@@ -161,268 +93,7 @@ def _input(row: pd.Series | dict) -> str:
     return f"input {int(row['source_id'])}" + (f" ({', '.join(what)})" if what else "")
 
 
-# --------------------------------------------------------------------------- data
-
-
-def inputs(
-    store,
-    *,
-    targets: Sequence[str] | str | None = None,
-    start: Any = None,
-    end: Any = None,
-) -> pd.DataFrame:
-    """The inputs that hold device/server counters or brw_stats histograms, one row each.
-
-    Parameters
-    ----------
-    store : iochar.Store
-        The database.
-    targets : str or sequence of str, optional
-        Only rows of these targets; all when None.
-    start, end : str or datetime, optional
-        Only intervals ending in ``(start, end]`` (ISO 8601; UTC when no zone is given).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``table`` ("counters" or "size_hist"), ``source_id``, ``kind``, ``input``
-        (file name), ``targets``, ``usable_targets`` (with ``read_bytes`` /
-        ``write_bytes`` counters, or with a "disk I/O size" histogram), ``rows``,
-        ``first_ts``, ``last_ts`` (interval ends, UTC) and ``interval_s`` (median
-        sampling interval [s]).
-    """
-    params = {"targets": _targets(targets), "start": _time(start), "end": _time(end, "end")}
-    df = store.sql(_INPUTS_SQL, params=params).df()
-    df.insert(3, "input", [PurePath(u).name if isinstance(u, str) else "" for u in df["uri"]])
-    return df.drop(columns="uri")
-
-
-def _target_row(g: pd.DataFrame, share_fraction: float, idle_fraction: float) -> dict:
-    """Peak, share below, idle time and gaps of one target's throughput rows."""
-    from iochar.analyze import bursts
-
-    series = bursts.aggregate(g)
-    valid = ~np.isnan(series.to_numpy(float))
-    ok = ~g["flagged"].fillna(True).to_numpy(bool)
-    row: dict[str, Any] = {
-        "interval_s": float(series.attrs.get("interval_s", math.nan)),
-        "samples": int(len(series)),
-        "flagged": int((~valid).sum()),
-        "mib": float(g.loc[ok, "amount"].sum()) / _MIB,
-        "peak_mib_s": math.nan,
-        "mean_mib_s": math.nan,
-        "peak_ts": pd.NaT,
-        "observed_s": math.nan,
-        "gap_s": math.nan,
-        "share_below": math.nan,
-        "idle_share": math.nan,
-        "idle_periods": 0,
-        "longest_idle_s": math.nan,
-        "note": "",
-    }
-    if not valid.any():
-        row["note"] = "only gaps (every interval flagged)"
-        return row
-    peak = float(np.nanmax(series.to_numpy(float)))
-    row["peak_mib_s"] = peak / _MIB
-    row["peak_ts"] = series.idxmax() if peak > 0 else pd.NaT
-    try:
-        if peak > 0:
-            share = bursts.share_below(series, share_fraction)
-            idle = bursts.idle_table(series, idle_fraction=idle_fraction)
-            row["share_below"] = share.share
-        else:
-            idle = bursts.idle_table(series, strict=True)
-            row["note"] = "no traffic"
-    except ParameterError as exc:  # e.g. a single sample without a known interval
-        row["note"] = str(exc)
-        return row
-    a = idle.attrs
-    row["observed_s"] = a["observed_s"]
-    row["gap_s"] = a["gap_s"]
-    row["mean_mib_s"] = row["mib"] / a["observed_s"] if a["observed_s"] > 0 else math.nan
-    row["idle_share"] = a["idle_s"] / a["observed_s"] if a["observed_s"] > 0 else math.nan
-    row["idle_periods"] = a["periods"]
-    row["longest_idle_s"] = a["longest_s"] if a["longest_s"] is not None else 0.0
-    return row
-
-
-_LOAD_COLUMNS = [
-    "source_id",
-    "kind",
-    "input",
-    "target",
-    "interval_s",
-    "samples",
-    "observed_s",
-    "gap_s",
-    "flagged",
-    "mib",
-    "peak_mib_s",
-    "peak_ts",
-    "mean_mib_s",
-    "share_below",
-    "idle_share",
-    "idle_periods",
-    "longest_idle_s",
-    "note",
-]
-
-
-def counter_load(
-    store,
-    *,
-    targets: Sequence[str] | str | None = None,
-    start: Any = None,
-    end: Any = None,
-    bin_s: float | None = None,
-    share_fraction: float = 0.33,
-    idle_fraction: float = 0.05,
-) -> pd.DataFrame:
-    """How busy each device or server target was, one row per (input, target).
-
-    Each target's read plus write throughput (``counters`` metrics
-    ``read_bytes`` and ``write_bytes``, :func:`iochar.analyze.throughput.throughput`)
-    is analysed on its own with :mod:`iochar.analyze.bursts`, relative to its own
-    observed peak, as Carns et al. (2011, section 4) did for a whole file system.
-    Targets of different inputs are never added: the same device name in two
-    inputs is two rows.
-
-    Parameters
-    ----------
-    store : iochar.Store
-        The database.
-    targets : str or sequence of str, optional
-        Only these targets; all when None.
-    start, end : str or datetime, optional
-        Only intervals ending in ``(start, end]`` (ISO 8601, UTC).
-    bin_s : float, optional
-        Re-bin each input's samples to this width [s]; None keeps them.
-    share_fraction : float, default 0.33
-        Fraction of peak for ``share_below`` (Carns: 98% of the time below 33%).
-    idle_fraction : float, default 0.05
-        An interval below this fraction of peak is idle (Carns' Table III).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Ordered by ``source_id``, ``target``: ``kind``, ``input`` (file name),
-        ``interval_s`` [s], ``samples``, ``observed_s`` and ``gap_s`` [s],
-        ``flagged`` (samples that are gaps: reset, wrap, missing target),
-        ``mib`` (data moved [MiB]), ``peak_mib_s``, ``peak_ts``, ``mean_mib_s``
-        [MiB/s], ``share_below`` (share of observed time below
-        ``share_fraction`` x peak), ``idle_share`` (share of observed time in
-        idle periods), ``idle_periods``, ``longest_idle_s`` [s] and ``note``
-        ("no traffic": idle means no activity at all). ``attrs`` holds the
-        parameters.
-    """
-    from iochar.analyze.throughput import throughput
-
-    tg = _targets(targets)
-    src = inputs(store, targets=tg, start=start, end=end)
-    src = src[(src["table"] == "counters") & (src["usable_targets"] > 0)]
-    rows = []
-    for s in src.itertuples(index=False):
-        df = throughput(
-            store, metrics=BYTE_METRICS, targets=tg, bin_s=bin_s, source_id=int(s.source_id)
-        )
-        df = _window(df, start, end)
-        for target, g in df.groupby("target", sort=True):
-            row = _target_row(g, share_fraction, idle_fraction)
-            row.update(source_id=int(s.source_id), kind=s.kind, input=s.input, target=target)
-            rows.append(row)
-    out = pd.DataFrame(rows, columns=_LOAD_COLUMNS)
-    out["peak_ts"] = pd.to_datetime(out["peak_ts"])
-    out.attrs.update(
-        share_fraction=float(share_fraction),
-        idle_fraction=float(idle_fraction),
-        bin_s=bin_s,
-        start=_time(start),
-        end=_time(end, "end"),
-        targets=tg,
-    )
-    return out
-
-
-def pick_source(load: pd.DataFrame, source_id: int | None = None) -> int:
-    """The input the time-series charts are about.
-
-    Parameters
-    ----------
-    load : pandas.DataFrame
-        The result of :func:`counter_load`.
-    source_id : int, optional
-        Use this input; it must have a target with traffic in ``load``.
-
-    Returns
-    -------
-    int
-        ``source_id`` when given, else the input with the longest observed
-        time of a target with traffic (ties: more targets, then the lower id).
-
-    Raises
-    ------
-    ReportError
-        No input with traffic, or ``source_id`` names none of them.
-    """
-    busy = load[load["peak_mib_s"] > 0]
-    have = sorted({int(s) for s in busy["source_id"]})
-    if not have:
-        raise ReportError(
-            "no device or server moved data in this selection: none of its targets has "
-            "read_bytes/write_bytes counters above 0 in this time range, and the throughput "
-            "part of this notebook needs some"
-        )
-    if source_id is not None:
-        if source_id not in have:
-            raise ReportError(
-                f"source_id {source_id!r} has no read/write byte counters with traffic in this "
-                f"selection; inputs that do: {', '.join(map(str, have))}"
-            )
-        return int(source_id)
-    g = busy.groupby("source_id").agg(observed=("observed_s", "max"), n=("target", "size"))
-    g = g.assign(neg=-g.index.to_numpy()).sort_values(["observed", "n", "neg"], ascending=False)
-    return int(g.index[0])
-
-
-def rates(
-    store,
-    source_id: int,
-    *,
-    targets: Sequence[str] | str | None = None,
-    start: Any = None,
-    end: Any = None,
-    bin_s: float | None = None,
-) -> pd.DataFrame:
-    """Read and write throughput of one input's targets in a time window.
-
-    Parameters
-    ----------
-    store : iochar.Store
-        The database.
-    source_id : int
-        The input (``sources.source_id``), e.g. from :func:`pick_source`.
-    targets : str or sequence of str, optional
-        Only these targets; all when None.
-    start, end : str or datetime, optional
-        Only intervals ending in ``(start, end]`` (ISO 8601, UTC).
-    bin_s : float, optional
-        Re-bin to this width [s]; None keeps the samples.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`iochar.analyze.throughput.throughput` rows of ``read_bytes`` and
-        ``write_bytes``; ``attrs["source_id"]`` names the input.
-    """
-    from iochar.analyze.throughput import throughput
-
-    df = throughput(
-        store, metrics=BYTE_METRICS, targets=_targets(targets), bin_s=bin_s, source_id=source_id
-    )
-    df = _window(df, start, end)
-    df.attrs["source_id"] = int(source_id)
-    return df
+# --------------------------------------------------------------------------- FSU adapters
 
 
 def cost_model(calibration: str = ""):
@@ -480,33 +151,6 @@ def load_ratio(series: pd.DataFrame, model) -> pd.DataFrame:
     return pd.DataFrame(columns=cols, index=pd.Index([], name="target"), dtype=float)
 
 
-def main_target(series: pd.DataFrame) -> str | None:
-    """The target with the most used FSU intervals, for a chart.
-
-    Ties go to the target with more intervals (skipped ones too), then more disk
-    I/Os, then the first by name.
-
-    Parameters
-    ----------
-    series : pandas.DataFrame
-        The result of :func:`iochar.analyze.fsu.fsu_series`.
-
-    Returns
-    -------
-    str or None
-        None when the series is empty.
-    """
-    if series.empty:
-        return None
-    g = (
-        series.assign(used=series["fsu_pct"].notna(), ios=series["read_ios"] + series["write_ios"])
-        .groupby("target", sort=True)
-        .agg(used=("used", "sum"), n=("ts", "size"), ios=("ios", "sum"))
-    )
-    g = g.sort_values(["used", "n", "ios"], ascending=False, kind="stable")
-    return str(g.index[0])
-
-
 # --------------------------------------------------------------------------- narrative
 
 
@@ -516,7 +160,7 @@ def inputs_summary(table: pd.DataFrame) -> str:
     Parameters
     ----------
     table : pandas.DataFrame
-        The result of :func:`inputs`.
+        The result of :func:`iochar.analyze.devices.inputs`.
 
     Returns
     -------
@@ -565,7 +209,7 @@ def device_load(load: pd.DataFrame) -> str:
     Parameters
     ----------
     load : pandas.DataFrame
-        The result of :func:`counter_load`.
+        The result of :func:`iochar.analyze.devices.counter_load`.
 
     Returns
     -------
@@ -623,7 +267,10 @@ def device_load(load: pd.DataFrame) -> str:
             for s, t in by_in.items()
         ]
         out.append(f"No traffic at all on {plural(len(quiet), 'target')}: {'; '.join(names)}.")
-    dup = _duplicates(busy)
+    dup = [
+        f"{d.target} in inputs {listing(d.source_ids)}"
+        for d in devices.duplicates(busy).itertuples(index=False)
+    ]
     if dup:
         out.append(
             "Loaded more than once (same target, samples and data within 1%, so count each "
@@ -640,29 +287,6 @@ def device_load(load: pd.DataFrame) -> str:
             f"{fmt_s(g['gap_s'])} on {g['target']} in {_input(g)}."
         )
     return " ".join(p for p in out if p)
-
-
-def _duplicates(load: pd.DataFrame) -> list[str]:
-    """Groups of inputs holding the same target with the same record (within 1%)."""
-    out = []
-    for target, g in load.groupby("target", sort=True):
-        if g["source_id"].nunique() < 2:
-            continue
-        g = g.sort_values("source_id")
-        seen: set[int] = set()
-        for i, a in g.iterrows():
-            if i in seen:
-                continue
-            same = g[
-                (g["samples"] == a["samples"])
-                & (np.isclose(g["observed_s"], a["observed_s"], rtol=0.01))
-                & (np.isclose(g["mib"], a["mib"], rtol=0.01))
-            ]
-            seen.update(same.index)
-            if len(same) > 1:
-                ids = [str(int(v)) for v in same["source_id"]]
-                out.append(f"{target} in inputs {listing(ids)}")
-    return out
 
 
 def _share_text(sb: pd.DataFrame, frac: float) -> str:
@@ -722,7 +346,8 @@ def burst_summary(
     Parameters
     ----------
     load : pandas.DataFrame
-        The result of :func:`counter_load` (names the input and its targets).
+        The result of :func:`iochar.analyze.devices.counter_load` (names the input and
+        its targets).
     source_id : int
         The input analysed.
     phases : pandas.DataFrame

@@ -19,7 +19,17 @@ import pandas as pd
 import pytest
 
 import iochar
-from iochar.analyze.jobs import SIZE_BINS, job_metrics, project_table, size_histogram
+from iochar.analyze.jobs import (
+    SIZE_BINS,
+    UNKNOWN,
+    JobMetrics,
+    job_metrics,
+    large_jobs,
+    project_table,
+    sharing_table,
+    size_histogram,
+    size_table,
+)
 from iochar.errors import ParameterError
 from iochar.synth_jobs import JobGroup, make_population, write_darshan_logs, write_trace
 
@@ -334,10 +344,127 @@ def test_project_table_and_size_histogram(synth):
     assert t.loc["earth", "seq_pct"] == pytest.approx(j["seq_pct"].mean())
     assert project_table(m).empty  # the paper's filter: >= 1,024 processes, 500 MiB
     assert len(project_table(m, min_procs=16, min_mib=0)) == 1
+    # the data moved, kept as the sort key: the truth's bytes per application
+    truth = pop.match(logs)
+    want = (truth["read_bytes"] + truth["write_bytes"]).groupby(truth["app"]).sum() / MiB
+    np.testing.assert_allclose(t["mib_moved"], want.loc[t.index], rtol=1e-12)
+    assert t["mib_moved"].is_monotonic_decreasing
+    cols = list(project_table(m, min_procs=1, min_mib=0).columns)
+    assert cols[:4] == ["app", "jobs", "mib_moved", "mib_s_cn"]
+    assert cols[-1] == "median_mib_s_cn" and "moved" not in cols
     h = size_histogram(m)
     np.testing.assert_allclose(h.groupby(["app", "op"])["pct"].sum(), 100)
     r0 = h[(h["app"] == "nuclear0") & (h["count"] > 0)]
     assert set(r0["bin"]) == {"1M-4M", "1K-10K", "100K-1M"} or "1M-4M" in set(r0["bin"])
+
+
+def _moved_mask(m, min_procs, min_mib):
+    df = m.jobs
+    return (df["nprocs"].astype(float) >= min_procs) & (
+        df["io_bytes"].astype(float) >= min_mib * MiB
+    )
+
+
+@pytest.mark.parametrize(("min_procs", "min_mib"), [(16, 1), (8, 20), (0, 0), (10**6, 0)])
+def test_large_jobs_is_the_table_vi_filter(synth, min_procs, min_mib):
+    pop, logs, _ = synth
+    m = job_metrics(logs, procs_per_node=4)
+    large = large_jobs(m, min_procs=min_procs, min_mib=min_mib)
+    want = m.jobs.loc[_moved_mask(m, min_procs, min_mib), "job_id"].tolist()
+    assert large.jobs["job_id"].tolist() == want
+    assert set(large.sizes["job_id"]) == set(want)
+    pd.testing.assert_frame_equal(
+        large.sizes, m.sizes[m.sizes["job_id"].isin(want)].reset_index(drop=True)
+    )
+    table = project_table(m, min_procs=min_procs, min_mib=min_mib)
+    assert table["jobs"].sum() == len(large.jobs)
+    # against the population: the 16-process N:M group alone, then 18 MiB and more
+    truth = pop.match(logs)
+    moved = truth["read_bytes"] + truth["write_bytes"]
+    keep = (truth["nprocs"] >= min_procs) & (moved >= min_mib * MiB)
+    assert sorted(want) == sorted(truth.loc[keep, "job_id"])
+
+
+def test_large_jobs_bad_arguments(synth):
+    _, logs, _ = synth
+    m = job_metrics(logs)
+    with pytest.raises(ParameterError, match="'metrics' parameter of large_jobs"):
+        large_jobs(m.jobs)
+    with pytest.raises(ParameterError, match="'min_procs' parameter of large_jobs"):
+        large_jobs(m, min_procs=-1)
+    with pytest.raises(ParameterError, match="'min_mib' parameter of large_jobs"):
+        large_jobs(m, min_mib="500")
+    bare = JobMetrics(m.jobs.drop(columns="io_bytes"), m.sizes)
+    with pytest.raises(ParameterError, match="missing"):
+        large_jobs(bare)
+
+
+def test_sharing_table_counts_jobs_and_bytes(synth):
+    pop, logs, _ = synth
+    m = job_metrics(logs, procs_per_node=4)
+    t = sharing_table(m)
+    counts = m.jobs["sharing"].value_counts()
+    assert dict(zip(t["sharing"], t["jobs"], strict=True)) == counts.to_dict()
+    assert t["jobs"].is_monotonic_decreasing
+    got = t.set_index("sharing")
+    # bytes per pattern from the population's truth, not from the metrics
+    truth = pop.match(logs).merge(m.jobs[["job_id", "sharing"]], on="job_id")
+    moved = (truth["read_bytes"] + truth["write_bytes"]).groupby(truth["sharing"]).sum()
+    np.testing.assert_allclose(got.loc[moved.index, "gib_moved"], moved / 2**30)
+    np.testing.assert_allclose(got.loc[moved.index, "pct_bytes"], 100 * moved / moved.sum())
+    np.testing.assert_allclose(got["pct_jobs"], 100 * got["jobs"] / len(m.jobs))
+    procs = truth.groupby("sharing")["nprocs"].agg(["min", "max"])
+    assert (got.loc[procs.index, "min_procs"] == procs["min"]).all()
+    assert (got.loc[procs.index, "max_procs"] == procs["max"]).all()
+    # the rank-0 group is N:1 (with the shared-file group) and named apart
+    assert got["rank0_jobs"].sum() == (truth["pattern"] == "rank0").sum() == 2
+    assert got.loc["N:1", "rank0_apps"] == "nuclear0"
+    assert got.loc["N:1", "apps"] == "climate, nuclear0"
+    assert got.loc["N:M", "apps"] == "nuclearm" and got.loc["N:M", "rank0_apps"] == ""
+    # ties in job counts follow N:N, N:M, N:1
+    assert t["sharing"].tolist() == ["N:1", "N:N", "N:M"]
+
+
+def test_sharing_table_edge_cases():
+    cols = ["sharing", "jobs", "pct_jobs", "min_procs", "max_procs", "gib_moved", "pct_bytes",
+            "rank0_jobs", "apps", "rank0_apps"]  # fmt: skip
+    empty = sharing_table(pd.DataFrame(columns=["job_id", "sharing", "io_bytes"]))
+    assert empty.empty and list(empty.columns) == cols
+    jobs = pd.DataFrame(
+        {"job_id": [1, 2, 3], "app": ["x", None, "y"], "nprocs": [4, 4, 1],
+         "io_bytes": [pd.NA, 0, 0], "sharing": ["none", "N:N", "1:1"],
+         "rank0_io": [False, pd.NA, False]}
+    ).astype({"io_bytes": "Int64", "rank0_io": "boolean"})  # fmt: skip
+    t = sharing_table(jobs).set_index("sharing")
+    # nothing moved: no share of bytes; ties in jobs in the patterns' order
+    assert t.index.tolist() == ["N:N", "1:1", "none"]
+    assert t["pct_bytes"].isna().all() and (t["gib_moved"] == 0).all()
+    assert t.loc["N:N", "apps"] == UNKNOWN and t["rank0_jobs"].sum() == 0
+    with pytest.raises(ParameterError, match="missing \\['rank0_io'\\]"):
+        sharing_table(jobs.drop(columns="rank0_io"))
+    with pytest.raises(ParameterError, match="'metrics' parameter of sharing_table"):
+        sharing_table([1, 2])
+
+
+def test_size_table_is_the_histogram_side_by_side(synth):
+    _, logs, _ = synth
+    m = job_metrics(logs)
+    hist = size_histogram(m)
+    wide = size_table(hist)
+    order = [b for b, _, _ in SIZE_BINS]
+    assert list(wide.columns) == sorted(wide.columns, key=order.index)
+    # the bins used, recounted from the per-job histograms
+    used = m.sizes.groupby("bin")["count"].sum()
+    assert set(wide.columns) == set(used[used > 0].index)
+    for row in hist[hist["count"] > 0].itertuples():
+        assert wide.loc[(row.app, row.op), row.bin] == pytest.approx(row.pct)
+    np.testing.assert_allclose(wide.sum(axis=1), 100)
+    assert wide.index.names == ["app", "op"] and wide.columns.name == "size [bytes]"
+    assert size_table(hist.iloc[0:0]).empty
+    assert size_table(hist.assign(count=0)).empty
+    # a project without a name is labelled, not dropped
+    anon = size_table(hist.assign(app=None))
+    assert set(anon.index.get_level_values("app")) == {UNKNOWN}
 
 
 def test_job_without_io_and_bad_arguments(store):

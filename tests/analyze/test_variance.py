@@ -14,7 +14,12 @@ from sklearn.metrics import adjusted_rand_score
 
 import iochar
 from iochar.analyze.jobs import job_metrics
-from iochar.analyze.variance import cluster_jobs, repeated_jobs, similar_jobs
+from iochar.analyze.variance import (
+    cluster_jobs,
+    most_variable_job,
+    repeated_jobs,
+    similar_jobs,
+)
 from iochar.errors import ParameterError
 from iochar.synth_jobs import JobGroup, make_population, write_darshan_logs, write_trace
 
@@ -266,6 +271,35 @@ def test_similar_jobs_places_a_job_in_its_group(logs):
     assert s.placement.set_index("metric").loc["mib_s", "percentile"] == 0
     with pytest.raises(ParameterError, match="'job_id' parameter of similar_jobs"):
         similar_jobs(m, 10_000)
+
+
+def test_most_variable_job_is_the_slowest_run_of_the_most_variable_group(logs):
+    pop, db, m = logs
+    rep = repeated_jobs(m, 0.01)
+    # from the metrics: the group with the largest CV, its run with the longest time
+    g = rep.groups.loc[rep.groups["cv_pct"].idxmax()]
+    ids = rep.members.loc[rep.members["group_id"] == g["group_id"], "job_id"]
+    runs = m.jobs[m.jobs["job_id"].isin(ids)]
+    want = int(runs.loc[runs["slowest_io_s"].idxmax(), "job_id"])
+    # from the population: NP B (CV 262.2%, Table IV's largest), its slowest run
+    truth = pop.match(db)
+    npb = truth[truth["group"] == "NP B"]
+    assert int(npb.loc[npb["io_time_s"].idxmax(), "job_id"]) == want
+    assert most_variable_job(rep, m) == want
+    assert most_variable_job(rep, m.jobs) == want
+    # without groups: the first job with an I/O time
+    none = repeated_jobs(m, 0.01, min_samples=1000)
+    assert none.groups.empty
+    assert most_variable_job(none, m) == int(none.members["job_id"].iloc[0])
+    assert most_variable_job(none, m) == int(m.jobs["job_id"].min())
+    # a job without an I/O time is never picked
+    bare = m.jobs.assign(slowest_io_s=np.nan)
+    empty = repeated_jobs(bare, 0.01)
+    assert empty.members.empty
+    assert most_variable_job(empty, bare) == int(bare["job_id"].iloc[0])
+    assert most_variable_job(empty, bare.iloc[0:0]) is None
+    with pytest.raises(ParameterError, match="'repeated' parameter of most_variable_job"):
+        most_variable_job(rep.groups, m)
 
 
 def _frame(br, bw=None, user="u1", n=None) -> pd.DataFrame:

@@ -12,8 +12,14 @@ import pandas as pd
 import pytest
 
 import iochar
-from iochar.analyze.jobs import SIZE_BINS, job_metrics, project_table, size_histogram
-from iochar.analyze.variance import repeated_jobs, similar_jobs
+from iochar.analyze.jobs import (
+    job_metrics,
+    large_jobs,
+    project_table,
+    sharing_table,
+    size_histogram,
+)
+from iochar.analyze.variance import most_variable_job, repeated_jobs, similar_jobs
 from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_s, jobs
 from iochar.synth_jobs import JobGroup, make_population, write_darshan_logs
 
@@ -91,21 +97,10 @@ def _moved_by_app(m, min_procs, min_mib):
     return df[keep].groupby("app")["io_bytes"].agg(["sum", "count"]).astype(float)
 
 
-def test_large_jobs_is_the_table_vi_filter(pop):
-    _, _, m = pop
-    large = jobs.large_jobs(m, min_procs=16, min_mib=1)
-    want = m.jobs.loc[m.jobs["nprocs"] >= 16, "job_id"].tolist()
-    assert large.jobs["job_id"].tolist() == want
-    assert set(large.sizes["job_id"]) == set(want)
-    table = project_table(m, min_procs=16, min_mib=1)
-    assert table["jobs"].sum() == len(large.jobs)
-
-
 def test_projects_states_the_biggest_mover_and_the_rates(pop):
     _, _, m = pop
     table = project_table(m, min_procs=8, min_mib=1)
-    large = jobs.large_jobs(m, min_procs=8, min_mib=1)
-    text = jobs.projects(table, large, min_procs=8, min_mib=1)
+    text = jobs.projects(table, min_procs=8, min_mib=1)
     moved = _moved_by_app(m, 8, 1)
     top = moved["sum"].idxmax()
     share = moved.loc[top, "sum"] / moved["sum"].sum()
@@ -131,42 +126,47 @@ def test_projects_states_the_biggest_mover_and_the_rates(pop):
 def test_projects_follow_the_filter_and_say_when_nothing_is_left(pop):
     _, _, m = pop
     # only the 16-process N:M group passes: it moves all the data
-    text = jobs.projects(
-        project_table(m, min_procs=16, min_mib=1),
-        jobs.large_jobs(m, min_procs=16, min_mib=1),
-        min_procs=16,
-        min_mib=1,
-    )
+    text = jobs.projects(project_table(m, min_procs=16, min_mib=1), min_procs=16, min_mib=1)
     assert "`nuclearm` moved the most data" in text and "(100.0% of it)" in text
     assert "fastest application" not in text  # one project: no comparison
-    empty = jobs.projects(
-        project_table(m, min_procs=10**6, min_mib=1),
-        jobs.large_jobs(m, min_procs=10**6, min_mib=1),
-        min_procs=10**6,
-        min_mib=1,
-    )
+    empty = jobs.projects(project_table(m, min_procs=10**6, min_mib=1), min_procs=10**6, min_mib=1)
     assert empty.startswith("No job ran at least 1,000,000 processes and moved at least 1 MiB")
+
+
+def test_projects_reads_the_jobs_and_data_moved_from_the_table(pop):
+    _, _, m = pop
+    # the N:M group without an application name: one more "application"
+    anon = m.jobs.assign(app=m.jobs["app"].where(m.jobs["app"] != "nuclearm"))
+    table = project_table(anon, min_procs=8, min_mib=1)
+    text = jobs.projects(table, min_procs=8, min_mib=1)
+    keep = anon[(anon["nprocs"] >= 8) & (anon["io_bytes"] >= MiB)]
+    moved = keep["io_bytes"].astype(float).groupby(keep["app"].fillna("?")).sum()
+    assert f"{len(moved)} applications (counting the jobs without a name as one)" in text
+    assert f"{fmt_bytes(moved.sum())} read and written in all" in text
+    # the sentence follows the table's mib_moved and jobs columns
+    low = table["mib_moved"].idxmin()
+    bumped = table.assign(mib_moved=table["mib_moved"].where(table.index != low, 10**6))
+    bumped.loc[low, "jobs"] = 7
+    name = table.loc[low, "app"]
+    who = "The unnamed application" if pd.isna(name) else f"`{name}`"
+    assert f"{who} moved the most data: 976.6 GiB in 7 jobs" in jobs.projects(
+        bumped, min_procs=8, min_mib=1
+    )
+    _no_nan(text)
+
+
+def test_analysis_lives_in_iochar_analyze():
+    for name in ("large_jobs", "pick_job", "sharing_table", "size_table"):
+        assert not hasattr(jobs, name), name
+    assert set(jobs.__all__) == {"projects", "sharing", "access_sizes", "variance", "history"}
 
 
 # ------------------------------------------------------------------- sharing patterns
 
 
-def test_sharing_table_counts_jobs_and_bytes(pop):
-    _, _, m = pop
-    t = jobs.sharing_table(m)
-    counts = m.jobs["sharing"].value_counts()
-    assert dict(zip(t["sharing"], t["jobs"], strict=True)) == counts.to_dict()
-    assert t["jobs"].is_monotonic_decreasing
-    moved = m.jobs.groupby("sharing")["io_bytes"].sum().astype(float)
-    got = t.set_index("sharing")
-    np.testing.assert_allclose(got.loc[moved.index, "gib_moved"], moved / 2**30)
-    np.testing.assert_allclose(got["pct_bytes"].sum(), 100)
-    assert got["rank0_jobs"].sum() == m.jobs["rank0_io"].sum()
-
-
 def test_sharing_names_the_dominant_patterns(pop):
     p, _, m = pop
-    t = jobs.sharing_table(m)
+    t = sharing_table(m)
     text = jobs.sharing(t)
     counts = m.jobs["sharing"].value_counts()
     top = t.iloc[0]
@@ -185,8 +185,8 @@ def test_sharing_names_the_dominant_patterns(pop):
 
 
 def test_sharing_changes_with_the_data(pop, other):
-    a = jobs.sharing(jobs.sharing_table(pop[2]))
-    b = jobs.sharing(jobs.sharing_table(other[2]))
+    a = jobs.sharing(sharing_table(pop[2]))
+    b = jobs.sharing(sharing_table(other[2]))
     assert a != b
     assert "rank 0" not in b  # no rank-0 group in the other population
     n1 = int((other[0].jobs["pattern"] == "N:1").sum())
@@ -194,7 +194,7 @@ def test_sharing_changes_with_the_data(pop, other):
 
 
 def test_sharing_with_nothing_to_say():
-    empty = jobs.sharing_table(pd.DataFrame(columns=["job_id", "sharing", "io_bytes"]))
+    empty = sharing_table(pd.DataFrame(columns=["job_id", "sharing", "io_bytes"]))
     assert jobs.sharing(empty) == (
         "No job has file records, so there is no file-sharing pattern to report."
     )
@@ -202,12 +202,12 @@ def test_sharing_with_nothing_to_say():
         {"job_id": [1], "app": ["x"], "nprocs": [4], "io_bytes": [pd.NA], "sharing": ["none"],
          "rank0_io": [False]}
     )  # fmt: skip
-    assert jobs.sharing(jobs.sharing_table(none)).startswith("No job has file records")
+    assert jobs.sharing(sharing_table(none)).startswith("No job has file records")
 
 
 def test_sharing_on_real_darshan_logs(real):
     _, m = real
-    text = jobs.sharing(jobs.sharing_table(m))
+    text = jobs.sharing(sharing_table(m))
     measured = m.jobs[m.jobs["sharing"] != "none"]
     assert f"Of {len(measured)} jobs with file records" in text
     top = measured["sharing"].value_counts()
@@ -238,7 +238,7 @@ def test_access_sizes_name_the_most_common_bins(pop):
 def test_access_sizes_follow_the_request_size(pop):
     p, _, m = pop
     # the rank-0 group reads MiB + 4 KiB requests: its reads fall in 1M-4M
-    hist = size_histogram(jobs.large_jobs(m, min_procs=0, min_mib=0))
+    hist = size_histogram(large_jobs(m, min_procs=0, min_mib=0))
     only = hist[hist["app"] == "nuclear0"]
     text = jobs.access_sizes(only)
     assert "The most common read size is **1M-4M bytes**" in text
@@ -246,22 +246,6 @@ def test_access_sizes_follow_the_request_size(pop):
     assert jobs.access_sizes(hist.iloc[0:0]) == (
         "No read or write access sizes were recorded for these jobs."
     )
-
-
-def test_size_table_is_the_histogram_side_by_side(pop):
-    _, _, m = pop
-    hist = size_histogram(m)
-    wide = jobs.size_table(hist)
-    order = [b for b, _, _ in SIZE_BINS]
-    assert list(wide.columns) == sorted(wide.columns, key=order.index)
-    used = hist.groupby("bin")["count"].sum()
-    assert set(wide.columns) == set(used[used > 0].index)
-    for row in hist[hist["count"] > 0].itertuples():
-        assert wide.loc[(row.app, row.op), row.bin] == pytest.approx(row.pct)
-    assert jobs.size_table(hist.iloc[0:0]).empty
-
-
-# ----------------------------------------------------------------- Table IV (variance)
 
 
 def test_variance_states_groups_and_cv_range(pop):
@@ -309,19 +293,6 @@ def test_variance_without_groups(pop):
 # ------------------------------------------------------------------ one job's history
 
 
-def test_pick_job_is_the_slowest_run_of_the_most_variable_group(pop):
-    _, _, m = pop
-    rep = repeated_jobs(m, 0.01)
-    g = rep.groups.loc[rep.groups["cv_pct"].idxmax()]
-    ids = rep.members.loc[rep.members["group_id"] == g["group_id"], "job_id"]
-    runs = m.jobs[m.jobs["job_id"].isin(ids)]
-    want = int(runs.loc[runs["slowest_io_s"].idxmax(), "job_id"])
-    assert jobs.pick_job(rep, m) == want
-    assert jobs.pick_job(rep, m, 3) == 3
-    none = repeated_jobs(m, 0.01, min_samples=1000)
-    assert jobs.pick_job(none, m) == int(none.members["job_id"].iloc[0])
-
-
 def _group_runs(rep, m, job):
     gid = rep.members.loc[rep.members["job_id"] == job, "group_id"].iloc[0]
     ids = rep.members.loc[rep.members["group_id"] == gid, "job_id"]
@@ -331,7 +302,7 @@ def _group_runs(rep, m, job):
 def test_history_places_the_slowest_fastest_and_middle_runs(pop):
     _, _, m = pop
     rep = repeated_jobs(m, 0.01)
-    job = jobs.pick_job(rep, m)
+    job = most_variable_job(rep, m)
     runs = _group_runs(rep, m, job)
     n = len(runs)
     slow = jobs.history(similar_jobs(m, job), m)
@@ -367,9 +338,8 @@ def test_history_without_other_runs(pop):
 
 @pytest.mark.parametrize(
     "fn",
-    [jobs.large_jobs, jobs.pick_job, jobs.sharing_table, jobs.size_table, jobs.projects,
-     jobs.sharing, jobs.access_sizes, jobs.variance, jobs.history],
-)  # fmt: skip
+    [jobs.projects, jobs.sharing, jobs.access_sizes, jobs.variance, jobs.history],
+)
 def test_public_functions_document_their_parameters(fn):
     doc = inspect.getdoc(fn)
     section = doc.split("Parameters", 1)[1]

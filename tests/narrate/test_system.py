@@ -2,7 +2,9 @@
 
 Expected values are computed here from the raw ``counters`` / ``size_hist`` rows with
 naive pandas and Python loops (Carns et al. 2011 section 4; Uselton & Wright 2013
-Eq. 7), never by the code under test.
+Eq. 7), never by the code under test. The tables the sentences are made from come from
+:mod:`iochar.analyze.devices` (tested in ``tests/analyze/test_devices.py``, whose naive
+helpers these tests share) and :mod:`iochar.analyze.fsu`.
 """
 
 from __future__ import annotations
@@ -11,104 +13,15 @@ import math
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
-from iochar.analyze import bursts, fsu
+from iochar.analyze import bursts, devices, fsu
 from iochar.errors import ReportError
 from iochar.narrate import fmt_bytes, fmt_pct, fmt_rate, fmt_s, plural, system
+from tests.analyze.test_devices import BRW, IOSTAT, LMT, _counters, _insert, _naive, _sid
 from tests.conftest import DATA_DIR
 
-LMT = DATA_DIR / "lmt" / "lmtdb-reset-ost.csv"
-IOSTAT = DATA_DIR / "iostat" / "rhel8-sysstat11.7.3-x-t-m.iostat"
-BRW = [
-    DATA_DIR / "brw_stats" / "ldiskfs-lctl-series.txt",
-    DATA_DIR / "brw_stats" / "zfs-lustrefs-OST0000-series.txt",
-]
 FIO = DATA_DIR / "fio" / "iochar-calibrate-vda-ext4.json"
-MIB = float(1 << 20)
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _insert(store, table: str, frame: pd.DataFrame) -> None:
-    store.con.register("_rows", pa.Table.from_pandas(frame, preserve_index=False))
-    cols = ", ".join(frame.columns)
-    store.con.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM _rows")
-    store.con.unregister("_rows")
-
-
-def _counters(store, source_id: int, target: str, rates, *, step=10.0, t0="2024-01-01"):
-    """read_bytes at ``rates`` [bytes/s] and zero write_bytes, one row per ``step`` s."""
-    n = len(rates)
-    ts = pd.Timestamp(t0) + pd.to_timedelta(step * (1 + np.arange(n)), unit="s")
-    frame = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "source_id": source_id,
-                    "target": target,
-                    "metric": metric,
-                    "ts": ts,
-                    "interval_s": step,
-                    "value": np.asarray(rates, float) * step * (metric == "read_bytes"),
-                    "quality": "ok",
-                }
-            )
-            for metric in ("read_bytes", "write_bytes")
-        ]
-    )
-    _insert(store, "counters", frame)
-
-
-def _naive(store, source_id: int, target: str, frac=0.33, idle_frac=0.05) -> dict:
-    """Per-sample loop over one target's read+write counters (Carns et al. 2011)."""
-    c = store.sql(
-        "SELECT * FROM counters WHERE source_id = $s AND target = $t "
-        "AND metric IN ('read_bytes', 'write_bytes') ORDER BY ts",
-        params={"s": source_id, "t": target},
-    ).df()
-    samples = []
-    for ts, g in c.groupby("ts", sort=True):
-        bad = len(g) < 2 or (g["quality"] != "ok").any()
-        iv = float(g["interval_s"].max())
-        samples.append((ts, iv, math.nan if bad else float(g["value"].sum()) / iv))
-    nominal = float(np.median([iv for _, iv, _ in samples]))
-    valid = [(ts, nominal, r) for ts, _, r in samples if not math.isnan(r)]
-    peak = max(r for _, _, r in valid)
-    observed = sum(iv for _, iv, _ in valid)
-    below = sum(iv for _, iv, r in valid if r < frac * peak)
-    span = (samples[-1][0] - (samples[0][0] - pd.Timedelta(seconds=samples[0][1]))).total_seconds()
-    # idle runs: consecutive samples below idle_frac x peak, broken by gaps
-    runs, cur = [], []
-    for ts, _, r in samples:
-        if not math.isnan(r) and r < idle_frac * peak:
-            cur.append(ts)
-        else:
-            if cur:
-                runs.append(cur)
-            cur = []
-    if cur:
-        runs.append(cur)
-    lengths = [nominal * len(r) for r in runs]
-    longest = int(np.argmax(lengths)) if runs else None
-    mib = float(c.loc[c["quality"] == "ok", "value"].sum()) / MIB
-    return {
-        "peak": peak,
-        "peak_ts": max(valid, key=lambda x: x[2])[0],
-        "observed": observed,
-        "gap": span - observed,
-        "share_below": below / observed,
-        "idle_s": sum(lengths),
-        "periods": len(runs),
-        "longest_s": lengths[longest] if runs else 0.0,
-        "longest_start": runs[longest][0] - pd.Timedelta(seconds=nominal) if runs else None,
-        "longest_end": runs[longest][-1] if runs else None,
-        "mib": mib,
-        "samples": samples,
-        "nominal": nominal,
-    }
 
 
 @pytest.fixture
@@ -119,35 +32,11 @@ def real(store):
     return store
 
 
-def _sid(store, name: str) -> int:
-    return int(
-        store.sql(
-            "SELECT source_id FROM sources WHERE uri LIKE $u", params={"u": f"%{name}"}
-        ).fetchall()[0][0]
-    )
-
-
 # --------------------------------------------------------------------------- device load
 
 
-def test_counter_load_rows_match_a_naive_loop(real):
-    load = system.counter_load(real)
-    assert len(load) == load[["source_id", "target"]].drop_duplicates().shape[0]
-    for row in load.itertuples():
-        nv = _naive(real, row.source_id, row.target)
-        assert row.peak_mib_s * MIB == pytest.approx(nv["peak"])
-        assert row.peak_ts == nv["peak_ts"]
-        assert row.observed_s == pytest.approx(nv["observed"])
-        assert row.gap_s == pytest.approx(nv["gap"])
-        assert row.share_below == pytest.approx(nv["share_below"])
-        assert row.idle_share == pytest.approx(nv["idle_s"] / nv["observed"])
-        assert row.idle_periods == nv["periods"]
-        assert row.longest_idle_s == pytest.approx(nv["longest_s"])
-        assert row.mib == pytest.approx(nv["mib"])
-
-
 def test_device_load_states_the_data(real):
-    load = system.counter_load(real)
+    load = devices.counter_load(real)
     text = system.device_load(load)
     lmt, io = _sid(real, LMT.name), _sid(real, IOSTAT.name)
     nv = {
@@ -173,7 +62,7 @@ def test_device_load_states_the_data(real):
 def test_device_load_follows_the_data(store):
     _counters(store, 1, "a", [100, 0, 0, 0, 100])
     _counters(store, 1, "b", [50, 50, 50, 50, 50])
-    text = system.device_load(system.counter_load(store))
+    text = system.device_load(devices.counter_load(store))
     na, nb_ = _naive(store, 1, "a"), _naive(store, 1, "b")
     assert na["share_below"] > nb_["share_below"]
     assert f"the burstiest is a in input 1 (below for {fmt_pct(na['share_below'])}" in text
@@ -184,8 +73,7 @@ def test_device_load_follows_the_data(store):
     _counters(store, 2, "c", [0] * 8 + [10], t0="2024-02-01")
     _counters(store, 2, "d", [0] * 4, t0="2024-02-01")
     _counters(store, 2, "a", [100, 0, 0, 0, 100], t0="2024-02-01")
-    load = system.counter_load(store)
-    assert len(load[load["target"] == "a"]) == 2  # never added across inputs
+    load = devices.counter_load(store)
     text2 = system.device_load(load)
     nc = _naive(store, 2, "c")
     assert nc["longest_s"] > na["longest_s"]
@@ -195,38 +83,10 @@ def test_device_load_follows_the_data(store):
     assert text2 != text
 
 
-def test_time_window_and_targets_filter(store):
-    _counters(store, 1, "a", [100, 0, 0, 0, 100])
-    _counters(store, 1, "b", [0, 0, 7, 0, 0])
-    load = system.counter_load(store, targets=["a"], start="2024-01-01T00:00:15")
-    assert load["target"].tolist() == ["a"]
-    # samples end at 10, 20, ... 50 s: (15 s, end] keeps the last four
-    assert load["samples"].iloc[0] == 4
-    r = system.rates(store, 1, targets="b", end="2024-01-01T00:00:30")
-    assert sorted(r["target"].unique()) == ["b"] and r["ts"].max() == pd.Timestamp(
-        "2024-01-01T00:00:30"
-    )
-
-
-def test_pick_source(real):
-    load = system.counter_load(real)
-    lmt, io = _sid(real, LMT.name), _sid(real, IOSTAT.name)
-    obs = {
-        s: _naive(real, s, t)["observed"]
-        for s, t in load[["source_id", "target"]].itertuples(index=False)
-    }
-    assert system.pick_source(load) == max(obs, key=obs.get)
-    assert system.pick_source(load, io) == io
-    with pytest.raises(ReportError, match=f"source_id 999 .*inputs that do: {min(lmt, io)}"):
-        system.pick_source(load, 999)
-    with pytest.raises(ReportError, match="no device or server moved data"):
-        system.pick_source(load.iloc[0:0])
-
-
 def test_burst_summary_numbers(real):
     lmt = _sid(real, LMT.name)
-    load = system.counter_load(real)
-    series = bursts.aggregate(system.rates(real, lmt))
+    load = devices.counter_load(real)
+    series = bursts.aggregate(devices.rates(real, lmt))
     phases = bursts.segment(series, threshold=0.05)
     share = bursts.share_below(series, 0.33)
     idle = bursts.idle_table(series, idle_fraction=0.05)
@@ -256,8 +116,8 @@ def test_burst_summary_numbers(real):
 
 def test_burst_summary_without_idle_time(store):
     _counters(store, 1, "a", [100, 90, 80, 95])
-    load = system.counter_load(store)
-    series = bursts.aggregate(system.rates(store, 1))
+    load = devices.counter_load(store)
+    series = bursts.aggregate(devices.rates(store, 1))
     text = system.burst_summary(
         load,
         1,
@@ -420,15 +280,8 @@ def test_model_summary_and_cost_model(tmp_path):
         system.cost_model(str(tmp_path / "nope.json"))
 
 
-def test_main_target_prefers_more_intervals(brw):
-    series = fsu.fsu_series(brw, fsu.table_i_model())
-    n = series.groupby("target").size()
-    assert system.main_target(series) == n.idxmax()
-    assert system.main_target(series.iloc[0:0]) is None
-
-
 def test_inputs_summary(real, brw):
-    table = system.inputs(real)
+    table = devices.inputs(real)
     text = system.inputs_summary(table)
     c = table[table["table"] == "counters"]
     assert f"device/server counters from {plural(len(c), 'input')}" in text
@@ -438,7 +291,7 @@ def test_inputs_summary(real, brw):
     ).fetchall()
     assert f"sampled every {fmt_s(ivs[0][1])} and {fmt_s(ivs[-1][1])}" in text
     assert "analysed on its own" in text
-    only = system.inputs(real, targets=["testfs-OST0000"])
+    only = devices.inputs(real, targets=["testfs-OST0000"])
     assert system.inputs_summary(only).endswith(", but no device/server counters.")
 
 
@@ -446,12 +299,12 @@ def test_inputs_summary(real, brw):
 
 
 def test_empty_results_say_so(store):
-    empty = system.counter_load(store)
+    empty = devices.counter_load(store)
     assert empty.empty
     assert system.device_load(empty) == (
         "No device or server has read/write byte counters in this selection."
     )
-    assert system.inputs_summary(system.inputs(store)).startswith("The selection holds no")
+    assert system.inputs_summary(devices.inputs(store)).startswith("The selection holds no")
     assert system.burst_summary(empty, 1, phases=pd.DataFrame(), share=None, idle=None) == (
         "Input 1 has no throughput to analyse in this selection."
     )
