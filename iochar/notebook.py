@@ -8,6 +8,9 @@ which the notebook shows as one line and ``iochar report`` turns into a non-zero
 
 Examples
 --------
+>>> from iochar.notebook import _float
+>>> _float(2097152.0), _float(1234.5678), _float(0.000123)
+('2,097,152', '1235', '0.000123')
 >>> import iochar
 >>> from iochar import notebook
 >>> db = iochar.connect(":memory:")
@@ -62,7 +65,16 @@ def setup() -> None:
     if os.environ.get(REPORT_ENV):
         alt.renderers.enable("svg")
     pd.set_option("display.max_rows", 40)
-    pd.set_option("display.float_format", "{:,.4g}".format)
+    pd.set_option("display.float_format", _float)
+
+
+def _float(x: float) -> str:
+    """Table cells: large numbers in full with separators, small ones to 4 figures."""
+    if x != x:  # NaN
+        return "NaN"
+    if abs(x) >= 1e4:
+        return f"{x:,.0f}"
+    return f"{x:.4g}"
 
 
 def open_store(db: str | os.PathLike[str] = "", *, data: str | None = None):
