@@ -345,7 +345,10 @@ def run(
                 )
             except PapermillExecutionError as exc:
                 error = _error_line(exc)
-            nb = nbformat.read(str(target), as_version=4)
+            except Exception as exc:  # the kernel died, a cell timed out, no kernel...
+                text = str(exc).strip().splitlines()
+                error = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+            nb = nbformat.read(str(target if target.exists() else path), as_version=4)
     finally:
         if old is None:
             os.environ.pop(REPORT_ENV, None)

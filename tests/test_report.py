@@ -308,3 +308,25 @@ def test_a_target_given_as_one_word_on_the_command_line(demo_run, tmp_path):
     page = html.read_text()
     assert "<td>targets</td><td>[&#x27;sda&#x27;]</td>" in page
     assert "This report stopped" not in page
+
+
+def test_a_cell_that_runs_too_long_stops_the_report(tmp_path, monkeypatch):
+    """A failure outside the cells' own errors (here nbclient's timeout) still writes the
+    page with the reason and returns it; nothing escapes as a traceback."""
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Slow"),
+            nbformat.v4.new_code_cell('db = ""', metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell("import time\ntime.sleep(30)"),
+        ]
+    )
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    path = tmp_path / "98-slow.ipynb"
+    nbformat.write(nb, str(path))
+    res = report.run(path, tmp_path / "slow.html", timeout_s=2)
+    assert not res.ok and "Timeout" in res.error, res.error
+    assert "This report stopped" in (tmp_path / "slow.html").read_text()
