@@ -330,3 +330,39 @@ def test_a_cell_that_runs_too_long_stops_the_report(tmp_path, monkeypatch):
     res = report.run(path, tmp_path / "slow.html", timeout_s=2)
     assert not res.ok and "Timeout" in res.error, res.error
     assert "This report stopped" in (tmp_path / "slow.html").read_text()
+
+
+def test_system_load_on_brw_stats_only(tmp_path):
+    """Without counters the FSU part still runs; the counters part says why it is empty."""
+    from tests.conftest import DATA_DIR
+
+    path = tmp_path / "brw.duckdb"
+    db = iochar.connect(str(path))
+    db.load(DATA_DIR / "brw_stats" / "zfs-lustrefs-OST0000-series.txt")
+    db.load(DATA_DIR / "brw_stats" / "ldiskfs-lctl-series.txt")
+    db.close()
+    html = tmp_path / "r.html"
+    proc = _cli("02", "--db", str(path), "-o", str(html))
+    assert proc.returncode == 0, proc.stderr
+    page = html.read_text()
+    assert "This report stopped" not in page and "Traceback" not in page
+    assert "FSU (Uselton &amp; Wright 2013, Eq. 7) for 2 targets" in page
+    assert "FSU-based load is" in page and "Disk I/O sizes (brw_stats" in page
+    assert "No device or server counters with read/write bytes in this selection" in page
+    # the FSU and transfer size charts, none of the throughput ones
+    svgs = re.findall(r'src="data:image/svg\+xml;base64,', page)
+    assert len(svgs) == 3
+
+
+def test_system_load_on_a_brw_stats_only_target(demo_run, tmp_path):
+    out, rc, log = demo_run
+    html = tmp_path / "r.html"
+    proc = _cli(
+        "02", "--db", str(out / "iochar.duckdb"), "-p", "targets", "testfs-OST0000", "-o", str(html)
+    )
+    assert proc.returncode == 0, proc.stderr
+    page = html.read_text()
+    assert "This report stopped" not in page and "Traceback" not in page
+    assert "No device or server counters with read/write bytes in this selection" in page
+    assert "FSU (Uselton &amp; Wright 2013, Eq. 7) for 1 target (testfs-OST0000)" in page
+    assert len(re.findall(r'src="data:image/svg\+xml;base64,', page)) == 3

@@ -24,6 +24,8 @@ days and sampling intervals -- so nothing here adds series of different inputs:
 - :func:`duplicates` -- the same target with the same record in several inputs;
 - :func:`pick_source` -- the input the time-series charts are about;
 - :func:`rates` -- read and write throughput of that input's targets;
+- :func:`burst_view` -- that input's summed throughput with its bursts, share below
+  and idle periods (a :class:`BurstView`), or None when nothing moved data;
 - :func:`main_target` -- the target of an FSU series with the most used intervals.
 
 Reference: P. Carns, K. Harms, W. Allcock, C. Bacon, S. Lang, R. Latham and
@@ -50,6 +52,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
@@ -67,6 +70,8 @@ __all__ = [
     "duplicates",
     "pick_source",
     "rates",
+    "BurstView",
+    "burst_view",
     "main_target",
 ]
 
@@ -472,6 +477,124 @@ def rates(
     df = _window(df, start, end)
     df.attrs["source_id"] = int(source_id)
     return df
+
+
+@dataclass(frozen=True)
+class BurstView:
+    """One input's summed throughput and its burst and idle analysis (Carns et al. 2011).
+
+    What the time-series part of notebook 02-system-load shows, from
+    :func:`burst_view`.
+
+    Attributes
+    ----------
+    source_id : int
+        The input analysed (``sources.source_id``).
+    rates : pandas.DataFrame
+        :func:`rates` of the input: ``read_bytes`` and ``write_bytes`` throughput per
+        target [bytes/s].
+    series : pandas.Series
+        ``rates`` summed over targets and metrics (:func:`iochar.analyze.bursts.aggregate`)
+        [bytes/s], indexed by interval end.
+    phases : pandas.DataFrame
+        :func:`iochar.analyze.bursts.segment` of ``series``: burst, idle and gap phases.
+    share : iochar.analyze.bursts.ShareBelowResult
+        :func:`iochar.analyze.bursts.share_below` of ``series``.
+    idle : pandas.DataFrame
+        :func:`iochar.analyze.bursts.idle_table` of ``series`` (Table III layout).
+    """
+
+    source_id: int
+    rates: pd.DataFrame
+    series: pd.Series
+    phases: pd.DataFrame
+    share: bursts.ShareBelowResult
+    idle: pd.DataFrame
+
+
+def burst_view(
+    store,
+    source_id: int | None = None,
+    *,
+    targets: Sequence[str] | str | None = None,
+    start: Any = None,
+    end: Any = None,
+    bin_s: float | None = None,
+    share_fraction: float = 0.33,
+    idle_fraction: float = 0.05,
+    load: pd.DataFrame | None = None,
+) -> BurstView | None:
+    """Bursts, share below and idle periods of one input's summed throughput, if any.
+
+    Picks the input (:func:`pick_source`), takes its read and write throughput
+    (:func:`rates`), sums it (:func:`iochar.analyze.bursts.aggregate`) and analyses the
+    sum with :func:`iochar.analyze.bursts.segment` (bursts at or above
+    ``idle_fraction`` of peak), :func:`~iochar.analyze.bursts.share_below` and
+    :func:`~iochar.analyze.bursts.idle_table`, relative to the observed peak (Carns
+    et al. 2011, section 4).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    source_id : int, optional
+        The input to analyse; None picks the longest record with traffic.
+    targets : str or sequence of str, optional
+        Only these targets; all when None.
+    start : str or datetime, optional
+        Only intervals ending after this time (ISO 8601, UTC).
+    end : str or datetime, optional
+        Only intervals ending at or before this time (ISO 8601, UTC).
+    bin_s : float, optional
+        Re-bin the samples to this width [s]; None keeps them.
+    share_fraction : float, default 0.33
+        Fraction of peak for the share below [fraction of peak].
+    idle_fraction : float, default 0.05
+        An interval below this fraction of peak is idle, at or above it part of a
+        burst [fraction of peak].
+    load : pandas.DataFrame, optional
+        :func:`counter_load` of the same selection, to choose the input from; computed
+        when None.
+
+    Returns
+    -------
+    BurstView or None
+        None when no target of the selection moved data: no ``read_bytes`` /
+        ``write_bytes`` counters (e.g. only brw_stats histograms), or only zero,
+        flagged or too short records.
+
+    Raises
+    ------
+    ReportError
+        ``source_id`` names an input without traffic while others have some, or
+        ``start`` / ``end`` is not a date and time.
+    """
+    if load is None:
+        load = counter_load(
+            store,
+            targets=targets,
+            start=start,
+            end=end,
+            bin_s=bin_s,
+            share_fraction=share_fraction,
+            idle_fraction=idle_fraction,
+        )
+    if not (load["peak_mib_s"] > 0).any():
+        return None
+    src = pick_source(load, source_id)
+    df = rates(store, src, targets=targets, start=start, end=end, bin_s=bin_s)
+    series = bursts.aggregate(df)
+    values = series.to_numpy(float)
+    if not (np.isfinite(values) & (values > 0)).any():
+        return None
+    return BurstView(
+        source_id=src,
+        rates=df,
+        series=series,
+        phases=bursts.segment(series, threshold=idle_fraction),
+        share=bursts.share_below(series, share_fraction),
+        idle=bursts.idle_table(series, idle_fraction=idle_fraction),
+    )
 
 
 def main_target(series: pd.DataFrame) -> str | None:

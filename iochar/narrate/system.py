@@ -16,7 +16,7 @@ Two views of load, each from its own data:
   tables come from :mod:`iochar.analyze.fsu`.
 
 The narrative functions (:func:`inputs_summary`, :func:`device_load`,
-:func:`burst_summary`, :func:`model_summary`, :func:`fsu_summary`,
+:func:`burst_summary`, :func:`burst_view_summary`, :func:`model_summary`, :func:`fsu_summary`,
 :func:`fsu_vs_bandwidth`, :func:`transfer_sizes`) are pure: tables in, Markdown
 out, every number taken from the tables. :func:`cost_model` and :func:`load_ratio`
 only adapt :mod:`iochar.analyze.fsu` to the notebook's parameters: the model named
@@ -51,6 +51,7 @@ __all__ = [
     "inputs_summary",
     "device_load",
     "burst_summary",
+    "burst_view_summary",
     "model_summary",
     "fsu_summary",
     "fsu_vs_bandwidth",
@@ -352,18 +353,19 @@ def burst_summary(
         The input analysed.
     phases : pandas.DataFrame
         :func:`iochar.analyze.bursts.segment` of the input's series.
-    share : iochar.analyze.bursts.ShareBelowResult
+    share : iochar.analyze.bursts.ShareBelowResult or None
         :func:`iochar.analyze.bursts.share_below` of the same series.
-    idle : pandas.DataFrame
+    idle : pandas.DataFrame or None
         :func:`iochar.analyze.bursts.idle_table` of the same series.
 
     Returns
     -------
     str
-        Markdown.
+        Markdown; one sentence saying there is nothing to analyse when ``phases``,
+        ``share`` or ``idle`` is missing or empty.
     """
     rows = load[load["source_id"] == source_id]
-    if rows.empty or phases is None or phases.empty:
+    if rows.empty or phases is None or phases.empty or share is None or idle is None:
         return f"Input {source_id} has no throughput to analyse in this selection."
     about = _input(rows.iloc[0])
     tg = rows["target"].tolist()
@@ -418,6 +420,43 @@ def burst_summary(
         )
         out.append(_bucket_text(idle).strip())
     return " ".join(p for p in out if p)
+
+
+def burst_view_summary(load: pd.DataFrame, view) -> str:
+    """Bursts and idle periods of the input the charts show, or why there are none.
+
+    Parameters
+    ----------
+    load : pandas.DataFrame
+        The result of :func:`iochar.analyze.devices.counter_load` for the selection.
+    view : iochar.analyze.devices.BurstView or None
+        The result of :func:`iochar.analyze.devices.burst_view`; None when no target
+        moved data.
+
+    Returns
+    -------
+    str
+        Markdown: :func:`burst_summary` of the view, or one sentence saying that the
+        selection has no read/write byte counters, or none with traffic, so the
+        throughput, burst and idle charts are left out.
+    """
+    if view is not None:
+        return burst_summary(
+            load, view.source_id, phases=view.phases, share=view.share, idle=view.idle
+        )
+    if load is None or load.empty:
+        return (
+            "No device or server counters with read/write bytes in this selection; the "
+            "throughput, burst and idle analysis (Carns et al. 2011) needs iostat, "
+            "/proc/diskstats or Lustre LMT counters, so it shows no charts here."
+        )
+    names = sorted({str(t) for t in load["target"]})
+    return (
+        "No device or server moved data in this selection: the read/write byte counters of "
+        f"{listing(names, limit=6)} (in {plural(int(load['source_id'].nunique()), 'input')}) "
+        "show no traffic in any complete, unflagged interval, so there are no bursts or idle "
+        "periods to analyse and no charts here."
+    )
 
 
 def model_summary(model) -> str:

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from iochar.analyze import devices, fsu
+from iochar.analyze import bursts, devices, fsu
 from iochar.errors import ReportError
 from tests.conftest import DATA_DIR
 
@@ -335,3 +335,91 @@ def test_empty_store(store):
     assert devices.duplicates(empty).empty
     assert devices.rates(store, 1).empty
     assert devices.main_target(fsu.fsu_series(store, fsu.table_i_model())) is None
+
+
+# --------------------------------------------------------------------------- burst view
+
+
+def _direct(store, source_id, *, targets=None, start=None, end=None, bin_s=None, frac, idle):
+    """What the notebook computed before burst_view: the bursts functions called one by one."""
+    r = devices.rates(store, source_id, targets=targets, start=start, end=end, bin_s=bin_s)
+    series = bursts.aggregate(r)
+    return (
+        r,
+        series,
+        bursts.segment(series, threshold=idle),
+        bursts.share_below(series, frac),
+        bursts.idle_table(series, idle_fraction=idle),
+    )
+
+
+def _assert_view_is(view, source_id, direct):
+    r, series, phases, share, idle = direct
+    assert view.source_id == source_id
+    pd.testing.assert_frame_equal(view.rates, r)
+    pd.testing.assert_series_equal(view.series, series)
+    pd.testing.assert_frame_equal(view.phases, phases)
+    assert view.share == share
+    pd.testing.assert_frame_equal(view.idle, idle)
+    assert view.phases.attrs == phases.attrs and view.idle.attrs == idle.attrs
+
+
+@pytest.mark.parametrize("kw", [{}, {"share_fraction": 0.5, "idle_fraction": 0.2}])
+def test_burst_view_equals_the_bursts_functions(real, kw):
+    frac, idle = kw.get("share_fraction", 0.33), kw.get("idle_fraction", 0.05)
+    load = devices.counter_load(real, share_fraction=frac, idle_fraction=idle)
+    src = devices.pick_source(load)
+    view = devices.burst_view(real, **kw)
+    _assert_view_is(view, src, _direct(real, src, frac=frac, idle=idle))
+    # the longest record: the LMT one, whose counter reset leaves a gap
+    assert src == _sid(real, LMT.name) and view.phases.attrs["gap_s"] > 0
+    # given the load, the same view without computing it again
+    again = devices.burst_view(real, load=load, **kw)
+    _assert_view_is(again, src, _direct(real, src, frac=frac, idle=idle))
+    with pytest.raises(AttributeError):
+        view.source_id = 0  # frozen
+
+
+def test_burst_view_of_a_chosen_input_window_and_bins(real):
+    io = _sid(real, IOSTAT.name)
+    view = devices.burst_view(real, io)
+    _assert_view_is(view, io, _direct(real, io, frac=0.33, idle=0.05))
+    first, last = real.sql(
+        "SELECT min(ts), max(ts) FROM counters WHERE source_id = $s", params={"s": io}
+    ).fetchall()[0]
+    mid = first + (last - first) / 2
+    kw = {"targets": ["sda"], "start": str(first), "end": str(mid), "bin_s": 10.0}
+    load = devices.counter_load(real, **kw)
+    view = devices.burst_view(real, io, load=load, **kw)
+    _assert_view_is(view, io, _direct(real, io, frac=0.33, idle=0.05, **kw))
+    assert view.series.index.max() <= pd.Timestamp(mid)
+    assert view.series.attrs["interval_s"] == pytest.approx(10.0)
+    # an input without traffic while another has some is a mistake in the parameters
+    with pytest.raises(ReportError, match="source_id 999 has no read/write byte counters"):
+        devices.burst_view(real, 999)
+
+
+def test_burst_view_none_on_an_empty_store(store):
+    assert devices.burst_view(store) is None
+    assert devices.burst_view(store, 1, load=devices.counter_load(store)) is None
+
+
+def test_burst_view_none_with_brw_stats_only(brw):
+    assert brw.row_counts().get("size_hist") and not brw.row_counts().get("counters")
+    assert devices.burst_view(brw) is None
+    assert devices.burst_view(brw, 3, share_fraction=0.5) is None  # whatever the input
+    assert devices.burst_view(brw, targets=["testfs-OST0000"]) is None
+
+
+def test_burst_view_none_for_an_all_zero_series(store):
+    _counters(store, 1, "a", [0.0] * 6)
+    _counters(store, 1, "b", [0.0] * 6)
+    load = devices.counter_load(store)
+    assert len(load) == 2 and (load["peak_mib_s"] == 0).all()
+    assert devices.burst_view(store) is None
+    assert devices.burst_view(store, 1, load=load) is None
+    # traffic outside the window does not count
+    _counters(store, 2, "c", [5.0, 0.0, 0.0], t0="2024-02-01")
+    assert devices.burst_view(store, start="2024-01-31") is not None
+    assert devices.burst_view(store, end="2024-01-31") is None
+    assert devices.burst_view(store, targets=["a", "b"]) is None

@@ -318,3 +318,58 @@ def test_empty_results_say_so(store):
     )
     for text in (system.device_load(empty), system.transfer_sizes(fsu.size_histogram(store))):
         assert "nan" not in text.lower()
+
+
+# --------------------------------------------------------------------------- burst view
+
+
+def test_burst_view_summary_is_the_burst_summary_of_the_view(real):
+    load = devices.counter_load(real)
+    view = devices.burst_view(real, load=load)
+    text = system.burst_view_summary(load, view)
+    direct = system.burst_summary(
+        load, view.source_id, phases=view.phases, share=view.share, idle=view.idle
+    )
+    assert text == direct
+    lmt = _sid(real, LMT.name)
+    nv = _naive(real, lmt, "snx11168-OST00ad")
+    assert text.startswith(f"**Input {lmt} (lmt, lmtdb-reset-ost.csv)**")
+    assert f"**{fmt_pct(nv['share_below'])}** of the observed time" in text
+
+
+def test_burst_view_summary_without_counters(store):
+    empty = system.burst_view_summary(devices.counter_load(store), devices.burst_view(store))
+    assert empty.startswith("No device or server counters with read/write bytes in this selection;")
+    assert "iostat, /proc/diskstats or Lustre LMT" in empty and "no charts" in empty
+    assert system.burst_view_summary(None, None) == empty
+    for path in BRW:  # brw_stats histograms only: the same sentence
+        store.load(path)
+    load = devices.counter_load(store)
+    assert system.burst_view_summary(load, devices.burst_view(store, load=load)) == empty
+
+
+def test_burst_view_summary_without_traffic(store):
+    _counters(store, 1, "sdb", [0.0] * 5)
+    _counters(store, 1, "sda", [0.0] * 5)
+    _counters(store, 2, "sda", [0.0] * 3, t0="2024-02-01")
+    load = devices.counter_load(store)
+    view = devices.burst_view(store, load=load)
+    assert view is None
+    text = system.burst_view_summary(load, view)
+    assert text.startswith("No device or server moved data in this selection:")
+    assert "counters of sda and sdb (in 2 inputs)" in text
+    assert "no bursts or idle periods" in text and "nan" not in text.lower()
+    one = devices.counter_load(store, targets="sdb")
+    assert "counters of sdb (in 1 input)" in system.burst_view_summary(one, None)
+
+
+def test_burst_summary_accepts_missing_results(store):
+    _counters(store, 1, "a", [100, 0, 0, 90])
+    load = devices.counter_load(store)
+    series = bursts.aggregate(devices.rates(store, 1))
+    phases = bursts.segment(series, threshold=0.05)
+    expected = "Input 1 has no throughput to analyse in this selection."
+    assert system.burst_summary(load, 1, phases=None, share=None, idle=None) == expected
+    assert system.burst_summary(load, 1, phases=phases, share=None, idle=None) == expected
+    share = bursts.share_below(series, 0.33)
+    assert system.burst_summary(load, 1, phases=phases, share=share, idle=None) == expected
