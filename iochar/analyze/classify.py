@@ -46,8 +46,6 @@ bytes transferred as their extent.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -60,15 +58,17 @@ __all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 #: The labels, a partition of the files with reads or writes.
 CLASSES = ("required", "checkpoint", "staging", "other")
 
-_DIGITS = re.compile(r"\d+")
 
-
-def _series_pattern(path: str) -> str:
-    """``/d/ckpt.#`` for ``/d/ckpt.012``: the file name's digit runs as ``#``, or ''."""
-    head, _, name = path.rpartition("/")
-    if not _DIGITS.search(name):
-        return ""
-    return f"{head}/{_DIGITS.sub('#', name)}"
+def _series_patterns(paths: pd.Series) -> pd.Series:
+    """``/d/ckpt.#`` for ``/d/ckpt.012``: each file name's digit runs as ``#`` (its
+    folder kept as is), or '' when the name has no digit; vectorized string kernels."""
+    p = paths.fillna("").astype("str")
+    if p.empty:
+        return p
+    parts = p.str.rpartition("/")
+    head, name = parts[0], parts[2]
+    pat = head + "/" + name.str.replace(r"\d+", "#", regex=True)
+    return pat.where(name.str.contains(r"\d", regex=True), "")
 
 
 def _bursts(t: np.ndarray, gap_s: float) -> np.ndarray:
@@ -175,7 +175,7 @@ def classify(
     f["series_files"] = 0
     f["series_cv"] = np.nan
     f["series_interval_s"] = np.nan
-    pattern = f["path"].fillna("").map(_series_pattern)
+    pattern = _series_patterns(f["path"])
     for (_job, pat), g in f[pattern != ""].groupby([f.job_id, pattern]):
         t = np.sort(g["first_write_t"].dropna().to_numpy(dtype=np.float64))
         if len(t) < 3:

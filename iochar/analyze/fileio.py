@@ -110,7 +110,7 @@ SELECT l.job_id, l.file_id, any_value(f.path) AS path,
        max(ext_known) FILTER (WHERE data) AS ext_known,
        coalesce(sum(edges % 18446744073709551616) FILTER (WHERE data), 0)::BIGINT AS head_bytes,
        coalesce(sum(edges // 18446744073709551616) FILTER (WHERE data), 0)::BIGINT AS tail_bytes,
-       bit_or(bins) FILTER (WHERE data AND op = 'write')::VARCHAR AS wbits
+       bit_or(bins) FILTER (WHERE data AND op = 'write')::BLOB AS wbits
 FROM layer l LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
 GROUP BY l.job_id, l.file_id
 ORDER BY l.job_id, l.file_id
@@ -377,11 +377,13 @@ def _spread(df: pd.DataFrame, op: str, lo, hi) -> np.ndarray:
 def _bursts_from_bits(
     bits: np.ndarray, gap_bins: np.ndarray, bin_s: np.ndarray, nb: int
 ) -> dict[str, np.ndarray]:
-    """Write bursts per file from '0101...' bitmaps of the time bins holding writes.
+    """Write bursts per file from bitmaps of the time bins holding writes.
 
-    A write bin more than ``gap_bins`` bins after the previous write bin starts
-    a burst. Returns ``write_bursts`` and, with >= 3 bursts, the mean interval
-    between burst starts [s] and its coefficient of variation.
+    ``bits`` holds DuckDB ``BIT`` values cast to ``BLOB`` (bin 0 first, after
+    ``-nb % 8`` padding bits at the front of the first byte), or None for files
+    without writes. A write bin more than ``gap_bins`` bins after the previous
+    write bin starts a burst. Returns ``write_bursts`` and, with >= 3 bursts, the
+    mean interval between burst starts [s] and its coefficient of variation.
     """
     n = len(bits)
     out = {
@@ -389,9 +391,32 @@ def _bursts_from_bits(
         "burst_interval_s": np.full(n, np.nan),
         "burst_cv": np.full(n, np.nan),
     }
-    has = np.array([isinstance(b, str) for b in bits], dtype=bool)
+    has = np.array([isinstance(b, (bytes, bytearray, memoryview)) for b in bits], dtype=bool)
     if not has.any():
         return out
+    rows = np.flatnonzero(has)
+    width, pad = (nb + 7) // 8, -nb % 8
+    raw = np.frombuffer(b"".join(bytes(b) for b in bits[rows]), np.uint8).reshape(-1, width)
+    occupied = np.unpackbits(raw, axis=1)[:, pad : pad + nb]
+    # occupied bins as (row, col), in row then column order
+    row, col = np.nonzero(occupied)
+    first = np.r_[True, row[1:] != row[:-1]] if len(row) else np.zeros(0, bool)
+    prev = np.r_[0, col[:-1]] if len(row) else col
+    start = first | (col - prev > gap_bins[rows][row])
+    s_row, s_col = row[start], col[start].astype(np.float64)
+    count = np.bincount(s_row, minlength=len(rows))
+    out["write_bursts"][rows] = count
+    # intervals between consecutive burst starts of the same file
+    same = s_row[1:] == s_row[:-1]
+    step, at = (s_col[1:] - s_col[:-1])[same], s_row[1:][same]
+    m = np.maximum(count - 1, 1)
+    mean = np.bincount(at, weights=step, minlength=len(rows)) / m
+    var = np.bincount(at, weights=step**2, minlength=len(rows)) / m - mean**2
+    ok = (count >= 3) & (mean > 0)
+    w = bin_s[rows]
+    out["burst_interval_s"][rows[ok]] = (mean * w)[ok]
+    out["burst_cv"][rows[ok]] = (np.sqrt(np.clip(var, 0, None)) / np.where(mean > 0, mean, 1))[ok]
+    return out
     rows = np.flatnonzero(has)
     raw = "".join(bits[rows]).encode("ascii")
     # occupied bins as (row, col), in row then column order

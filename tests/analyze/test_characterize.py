@@ -193,3 +193,27 @@ def test_file_io_facts_equal_naive_per_file(loaded, edge):
         one = file_io(loaded, job_id=int(job), edge=edge).files
         both = facts.files[facts.files["job_id"] == job].reset_index(drop=True)
         pd.testing.assert_frame_equal(one, both, check_dtype=False)
+
+
+@pytest.mark.parametrize("gap_s", [0.17, 0.23])
+def test_write_bursts_with_a_given_gap_equal_naive(loaded, gap_s):
+    """With ``burst_gap_s`` the bin count is 4 x span / gap (not a multiple of 8 here):
+    the bitmaps' padding must not shift bins."""
+    import math
+
+    from iochar.analyze.fileio import file_io
+
+    facts = file_io(loaded, burst_gap_s=gap_s)
+    ops = _naive(loaded)
+    span = loaded.sql("SELECT job_id, runtime_s FROM jobs").df().set_index("job_id")["runtime_s"]
+    nb = int(min(max(math.ceil(4 * span.max() / gap_s), 16), 4096))
+    assert nb % 8 != 0
+    got = facts.files.set_index(["job_id", "file_id"])
+    checked = 0
+    for (job, fid), g in ops[ops.op == "write"].groupby(["job_id", "file_id"]):
+        sp = span[job]
+        b = np.unique(np.clip(np.floor(g.t_start.to_numpy() * nb / sp), 0, nb - 1))
+        starts = 1 + int((np.diff(b) > gap_s / (sp / nb)).sum())
+        assert got.loc[(job, fid), "write_bursts"] == starts, (job, fid)
+        checked += starts > 1
+    assert checked >= 1
