@@ -69,14 +69,21 @@ def _io_files(
 
 def _totals(data, job_id: int | None, min_file_bytes: int | None, caller: str) -> pd.DataFrame:
     facts, f = _io_files(data, job_id, min_file_bytes, caller)
-    sums = f.groupby("job_id").agg(
-        files=("file_id", "count"),
-        data_size_bytes=("extent_bytes", "sum"),
-        bytes_read=("bytes_read", "sum"),
-        bytes_written=("bytes_written", "sum"),
-        reads=("reads", "sum"),
-        writes=("writes", "sum"),
+    key = ("totals", min_file_bytes)
+    if key not in facts.memo:  # Tables 1 and 2 share these sums
+        facts.memo[key] = _sum_jobs(facts, f)
+    return facts.memo[key].copy()
+
+
+def _sum_jobs(facts, f: pd.DataFrame) -> pd.DataFrame:
+    by = f["job_id"]
+    sums = (
+        f[["extent_bytes", "bytes_read", "bytes_written", "reads", "writes"]]
+        .groupby(by)
+        .sum()
+        .rename(columns={"extent_bytes": "data_size_bytes"})
     )
+    sums["files"] = f["file_id"].notna().groupby(by).sum()
     df = facts.jobs[["job_id", "app", "runtime_s", "basis"]].join(sums, on="job_id")
     for c in ("files", "bytes_read", "bytes_written", "reads", "writes", "data_size_bytes"):
         df[c] = df[c].fillna(0).astype("int64")

@@ -46,6 +46,8 @@ bytes transferred as their extent.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -59,16 +61,33 @@ __all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 CLASSES = ("required", "checkpoint", "staging", "other")
 
 
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def _series_pattern(path: str) -> str:
+    """``/d/ckpt.#`` for ``/d/ckpt.012``: the file name's digit runs as ``#`` (its
+    folder kept as is), or '' when the name has no digit."""
+    head, _, name = path.rpartition("/")
+    if not _DIGITS.search(name):
+        return ""
+    return f"{head}/{_DIGITS.sub('#', name)}"
+
+
 def _series_patterns(paths: pd.Series) -> pd.Series:
-    """``/d/ckpt.#`` for ``/d/ckpt.012``: each file name's digit runs as ``#`` (its
-    folder kept as is), or '' when the name has no digit; vectorized string kernels."""
-    p = paths.fillna("").astype("str")
-    if p.empty:
-        return p
-    parts = p.str.rpartition("/")
-    head, name = parts[0], parts[2]
-    pat = head + "/" + name.str.replace(r"\d+", "#", regex=True)
-    return pat.where(name.str.contains(r"\d", regex=True), "")
+    """:func:`_series_pattern` of every path at once, in Arrow's string kernels."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(paths.astype(object).where(paths.notna(), ""), type=pa.string())
+    parts = pc.extract_regex(arr, r"^(?P<head>(?:.*/)?)(?P<name>[^/]*)$")
+    head = pc.struct_field(parts, "head")
+    name = pc.struct_field(parts, "name")
+    folder = pc.utf8_slice_codeunits(head, 0, -1)  # without its trailing "/"
+    joined = pc.binary_join_element_wise(
+        folder, pc.replace_substring_regex(name, r"[0-9]+", "#"), "/"
+    )
+    out = pc.if_else(pc.match_substring_regex(name, r"[0-9]"), joined, "")
+    return pd.Series(out.to_pylist(), index=paths.index, dtype=object)
 
 
 def _bursts(t: np.ndarray, gap_s: float) -> np.ndarray:
@@ -240,17 +259,23 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float):
     conf = np.round(np.clip(np.nan_to_num(conf, nan=0.5), 0.0, 1.0), 3)
 
     reasons = np.empty(n, dtype=object)
-    ext = f["extent_bytes"].to_numpy()
-    series = f["series"].to_numpy(object)
+    # the reasons are written one file at a time: Python lists index far faster
+    # than numpy arrays element by element
+    ext = f["extent_bytes"].to_numpy().tolist()
+    series = f["series"].to_numpy(object).tolist()
+    calls = f[["reads", "writes", "other_calls"]].to_numpy().tolist()
+    num = {k: v.tolist() for k, v in num.items()}
+    reread, rewrite, head, tail = reread.tolist(), rewrite.tolist(), head.tolist(), tail.tolist()
+    bursts, cv, span, rd, wr = bursts.tolist(), cv.tolist(), span.tolist(), rd.tolist(), wr.tolist()
+    timed = timed.tolist()
 
     def fill(k, fmt):
         idx = np.flatnonzero(which == k)
-        reasons[idx] = [fmt(i) for i in idx]
+        reasons[idx] = [fmt(i) for i in idx.tolist()]
 
-    calls = f[["reads", "writes", "other_calls"]].to_numpy()
     fill(0, lambda i: (
-        f"no data moved: {calls[i, 0]} reads and {calls[i, 1]} writes of 0 bytes, "
-        f"{calls[i, 2]} other calls (metadata only)"
+        f"no data moved: {calls[i][0]} reads and {calls[i][1]} writes of 0 bytes, "
+        f"{calls[i][2]} other calls (metadata only)"
     ))  # fmt: skip
     fill(1, lambda i: (
         f"re-read {reread[i]:.1f}x and re-written {rewrite[i]:.1f}x its {ext[i]} B "

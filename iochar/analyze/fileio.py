@@ -29,7 +29,7 @@ measured from bin start to bin start.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,8 @@ SELECT job_id, max(t_end) AS last_t FROM ops WHERE list_contains($jobs, job_id) 
 # is a list parameter indexed by job id, $lo being the first id: ids are dense,
 # see _job_lists), so the head and tail cuts are the same for every job and no
 # join is needed. Head and tail bytes share one sum: head in the low 64 bits of
-# a HUGEINT, tail in the high ones. Ops with an error or from a Darshan DXT
+# a HUGEINT, tail in the high ones; the write-bin bitmap skips other ops through a
+# NULL bin (cheaper than a FILTER). Ops with an error or from a Darshan DXT
 # layer are aggregated apart, grouped by call and error state; all other ops
 # (the bulk) are grouped by (job, file, op) alone, as narrow as a plain GROUP BY.
 _AGGS = """
@@ -67,8 +68,9 @@ _AGGS = """
          max(o."offset" + o.size) AS ext_known,
          sum(CASE WHEN o.u < $head_u THEN o.size::HUGEINT
                   WHEN o.u >= $tail_u THEN o.size::HUGEINT << 64 END) AS edges,
-         bitstring_agg(least(greatest(floor(o.u), 0), $nb - 1)::INTEGER, 0, $nb - 1)
-           FILTER (WHERE o.op = 'write') AS bins
+         bitstring_agg(CASE WHEN o.op = 'write'
+                            THEN least(greatest(floor(o.u), 0), $nb - 1)::INTEGER END,
+                       0, $nb - 1) AS bins
 """
 _SCALED = """(
   SELECT *, t_start * list_extract($scale, job_id - $lo + 1) AS u
@@ -204,12 +206,17 @@ class FileIO:
         Share of the span counted as its start or its end.
     burst_gap_s : float or None
         Pause that starts a new write burst [s]; None: 1% of each job's span.
+    memo : dict
+        Results derived from these facts (e.g. the per-job sums Tables 1 and 2
+        share), filled on first use.
     """
 
     files: pd.DataFrame
     jobs: pd.DataFrame
     edge: float
     burst_gap_s: float | None
+    #: Results derived from these facts, kept for the tables that share them.
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def for_job(self, job_id: int | None) -> FileIO:
         """These facts for one job only (all of them when ``job_id`` is None).
