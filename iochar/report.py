@@ -340,8 +340,9 @@ def run(
                     request_save_on_cell_execute=False,
                     cwd=str(path.parent),
                     execution_timeout=timeout_s,
-                    # the kernel's own start-up warnings (TCP without encryption) are noise
-                    extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                    # the kernel's own log (TCP without encryption at start, an interrupt at
+                    # shutdown) is noise here; cell errors come back as outputs
+                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 )
             except PapermillExecutionError as exc:
                 error = _error_line(exc)
