@@ -146,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default=None, help="database (same as -p db PATH)")
     p.add_argument("--list", action="store_true", help="list the notebooks and their parameters")
     p.add_argument("--keep-notebook", action="store_true", help="also keep the executed .ipynb")
+    p.add_argument("--show-code", action="store_true", help="show the code cells in the page too")
 
     p = sub.add_parser(
         "calibrate",
@@ -378,7 +379,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         params.insert(0, ("db", args.db))
     book = report.resolve(args.name)
     out = args.out or f"{book.stem}.html"
-    res = report.run(book, out, params=params, keep_notebook=args.keep_notebook)
+    res = report.run(
+        book, out, params=params, keep_notebook=args.keep_notebook, show_code=args.show_code
+    )
     if not res.ok:
         print(f"iochar: error: {book.stem}: {res.error} (report written to {out})", file=sys.stderr)
         return 1

@@ -283,6 +283,7 @@ def run(
     params: Mapping[str, Any] | Sequence[tuple[str, Any]] = (),
     timeout_s: float = 600.0,
     keep_notebook: bool = False,
+    show_code: bool = False,
 ) -> ReportResult:
     """Execute a notebook with papermill and write its HTML report.
 
@@ -298,6 +299,8 @@ def run(
         Longest a single cell may run [s].
     keep_notebook : bool, default False
         Also keep the executed ``.ipynb`` beside the HTML file.
+    show_code : bool, default False
+        Show the code cells in the page too (default: narrative and outputs only).
 
     Returns
     -------
@@ -358,7 +361,8 @@ def run(
     seconds = time.perf_counter() - t0
     shown = parameters(path) | values
     title = _title(nb) or path.stem
-    out.write_text(to_html(nb, title=title, params=shown, error=error), encoding="utf-8")
+    page = to_html(nb, title=title, params=shown, error=error, show_code=show_code)
+    out.write_text(page, encoding="utf-8")
     return ReportResult(path.stem, title, out, seconds, error, shown)
 
 
@@ -383,7 +387,12 @@ a{color:#1f5f99}
 
 
 def to_html(
-    nb, *, title: str, params: Mapping[str, Any] | None = None, error: str | None = None
+    nb,
+    *,
+    title: str,
+    params: Mapping[str, Any] | None = None,
+    error: str | None = None,
+    show_code: bool = False,
 ) -> str:
     """One self-contained HTML page of an executed notebook: outputs and narrative, no code.
 
@@ -397,6 +406,8 @@ def to_html(
         Parameters to list under the title.
     error : str, optional
         One line shown at the top when the run stopped.
+    show_code : bool, default False
+        Keep the code cells (as plain highlighted text) in the page.
 
     Returns
     -------
@@ -411,7 +422,7 @@ def to_html(
     # papermill's own red banner cell is replaced by ours
     nb.cells = [c for c in nb.cells if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
     exporter = HTMLExporter(template_name="basic")
-    exporter.exclude_input = True
+    exporter.exclude_input = not show_code
     exporter.exclude_input_prompt = True
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nb)

@@ -366,3 +366,23 @@ def test_system_load_on_a_brw_stats_only_target(demo_run, tmp_path):
     assert "No device or server counters with read/write bytes in this selection" in page
     assert "FSU (Uselton &amp; Wright 2013, Eq. 7) for 1 target (testfs-OST0000)" in page
     assert len(re.findall(r'src="data:image/svg\+xml;base64,', page)) == 3
+
+
+def test_show_code_keeps_the_cells_and_stays_offline():
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "x = 41 + 1",
+                outputs=[
+                    nbformat.v4.new_output(
+                        "execute_result", data={"text/plain": "42"}, execution_count=1
+                    )
+                ],
+            )
+        ]
+    )
+    hidden = report.to_html(nb, title="t")
+    shown = report.to_html(nb, title="t", show_code=True)
+    assert "41" not in hidden and "42" in hidden
+    assert "41" in shown and "42" in shown
+    assert report.external_urls(shown) == [] and "<script" not in shown.lower()
