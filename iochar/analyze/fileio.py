@@ -424,25 +424,3 @@ def _bursts_from_bits(
     out["burst_interval_s"][rows[ok]] = (mean * w)[ok]
     out["burst_cv"][rows[ok]] = (np.sqrt(np.clip(var, 0, None)) / np.where(mean > 0, mean, 1))[ok]
     return out
-    rows = np.flatnonzero(has)
-    raw = "".join(bits[rows]).encode("ascii")
-    # occupied bins as (row, col), in row then column order
-    nz = np.flatnonzero(np.frombuffer(raw, np.uint8) == ord("1"))
-    row, col = nz // nb, nz % nb
-    first = np.r_[True, row[1:] != row[:-1]] if len(nz) else np.zeros(0, bool)
-    prev = np.r_[0, col[:-1]] if len(nz) else col
-    start = first | (col - prev > gap_bins[rows][row])
-    s_row, s_col = row[start], col[start].astype(np.float64)
-    count = np.bincount(s_row, minlength=len(rows))
-    out["write_bursts"][rows] = count
-    # intervals between consecutive burst starts of the same file
-    same = s_row[1:] == s_row[:-1]
-    step, at = (s_col[1:] - s_col[:-1])[same], s_row[1:][same]
-    m = np.maximum(count - 1, 1)
-    mean = np.bincount(at, weights=step, minlength=len(rows)) / m
-    var = np.bincount(at, weights=step**2, minlength=len(rows)) / m - mean**2
-    ok = (count >= 3) & (mean > 0)
-    w = bin_s[rows]
-    out["burst_interval_s"][rows[ok]] = (mean * w)[ok]
-    out["burst_cv"][rows[ok]] = (np.sqrt(np.clip(var, 0, None)) / np.where(mean > 0, mean, 1))[ok]
-    return out
