@@ -32,7 +32,7 @@ from typing import Any
 
 from iochar.errors import ReportError
 
-__all__ = ["setup", "open_store", "require", "say", "REPORT_ENV", "TABLE_HINTS"]
+__all__ = ["setup", "open_store", "require", "parse_time", "say", "REPORT_ENV", "TABLE_HINTS"]
 
 #: Set (to "1") by ``iochar report`` so charts render as static SVG for the HTML file.
 REPORT_ENV = "IOCHAR_REPORT"
@@ -123,17 +123,42 @@ def _span(values: Sequence[Any], noun: str) -> str:
     return f"its {noun}s are {shown} ({n} {plural})"
 
 
-def _parse_time(name: str, value: Any) -> dt.datetime | None:
-    if value is None or value == "":
+def parse_time(value: Any, name: str = "start") -> dt.datetime | None:
+    """A time parameter as the store keeps times: a naive UTC datetime.
+
+    Parameters
+    ----------
+    value : str, datetime or None
+        ISO 8601 text (``2018-01-28T06:00``; with an offset it is converted to UTC,
+        without one it is taken as UTC) or a datetime; None or blank gives None.
+    name : str, default "start"
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    datetime.datetime or None
+        Naive, in UTC.
+
+    Raises
+    ------
+    ReportError
+        When ``value`` is not ISO 8601.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, dt.datetime):
-        return value
-    try:
-        return dt.datetime.fromisoformat(str(value))
-    except ValueError:
-        raise ReportError(
-            f"{name} {value!r} is not a date and time (use ISO 8601, e.g. 2018-01-28T06:00)"
-        ) from None
+        t = value
+    else:
+        try:
+            t = dt.datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            raise ReportError(
+                f"{name} {value!r} is not a date and time "
+                "(use ISO 8601, UTC unless an offset is given, e.g. 2018-01-28T06:00)"
+            ) from None
+    if t.tzinfo is not None:
+        t = t.astimezone(dt.UTC).replace(tzinfo=None)
+    return t
 
 
 def require(
@@ -209,7 +234,7 @@ def require(
                 raise ReportError(
                     f"snapshot_id {s!r} is not in this database; {_span(ids, 'snapshot')}"
                 )
-    t0, t1 = _parse_time("start", start), _parse_time("end", end)
+    t0, t1 = parse_time(start, "start"), parse_time(end, "end")
     if t0 is not None and t1 is not None and t0 >= t1:
         raise ReportError(f"start {start!r} is not before end {end!r}")
 

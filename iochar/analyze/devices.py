@@ -49,7 +49,6 @@ Examples
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +61,7 @@ import pandas as pd
 from iochar.analyze import bursts
 from iochar.analyze.throughput import throughput
 from iochar.errors import ParameterError, ReportError
+from iochar.notebook import parse_time
 
 __all__ = [
     "BYTE_METRICS",
@@ -108,21 +108,6 @@ ORDER BY 1, 2
 # --------------------------------------------------------------------------- helpers
 
 
-def _time(value: Any, name: str = "start") -> dt.datetime | None:
-    """An ISO string or datetime as naive UTC (the store's convention); None stays None."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        ts = pd.Timestamp(value)
-    except (TypeError, ValueError) as exc:
-        raise ReportError(
-            f"{name} {value!r} is not a date and time (use ISO 8601, e.g. 2018-01-28T06:00)"
-        ) from exc
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts.to_pydatetime()
-
-
 def _targets(targets: Sequence[str] | str | None) -> list[str] | None:
     if targets is None:
         return None
@@ -131,7 +116,7 @@ def _targets(targets: Sequence[str] | str | None) -> list[str] | None:
 
 def _window(df: pd.DataFrame, start: Any, end: Any) -> pd.DataFrame:
     """Rows whose interval end ``ts`` lies in ``(start, end]``."""
-    t0, t1 = _time(start, "start"), _time(end, "end")
+    t0, t1 = parse_time(start, "start"), parse_time(end, "end")
     keep = np.ones(len(df), dtype=bool)
     if t0 is not None:
         keep &= (df["ts"] > pd.Timestamp(t0)).to_numpy(bool)
@@ -178,7 +163,11 @@ def inputs(
     ReportError
         ``start`` or ``end`` is not a date and time.
     """
-    params = {"targets": _targets(targets), "start": _time(start), "end": _time(end, "end")}
+    params = {
+        "targets": _targets(targets),
+        "start": parse_time(start),
+        "end": parse_time(end, "end"),
+    }
     df = store.sql(_INPUTS_SQL, params=params).df()
     df.insert(3, "input", [PurePath(u).name if isinstance(u, str) else "" for u in df["uri"]])
     return df.drop(columns="uri")
@@ -332,8 +321,8 @@ def counter_load(
         share_fraction=float(share_fraction),
         idle_fraction=float(idle_fraction),
         bin_s=bin_s,
-        start=_time(start),
-        end=_time(end, "end"),
+        start=parse_time(start),
+        end=parse_time(end, "end"),
         targets=tg,
     )
     return out

@@ -32,6 +32,7 @@ import pandas as pd
 
 from iochar.errors import ReportError
 from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_s, listing, plural
+from iochar.notebook import parse_time
 
 __all__ = ["Selection", "choose", "growth_tables", "summary", "sizes", "ages", "growth"]
 
@@ -119,19 +120,6 @@ def _check_id(name: str, value) -> None:
         raise ReportError(f"{name} {value!r} is not a snapshot id (an int) or None")
 
 
-def _parse_now(now) -> dt.datetime | None:
-    if now is None or now == "":
-        return None
-    if isinstance(now, dt.datetime):
-        return now
-    try:
-        return dt.datetime.fromisoformat(str(now))
-    except ValueError:
-        raise ReportError(
-            f"now {now!r} is not a date and time (use ISO 8601 in UTC, e.g. 2026-11-23T03:00)"
-        ) from None
-
-
 def _same_tree(snaps: pd.DataFrame, root) -> pd.DataFrame:
     if root is None or pd.isna(root):
         return snaps[snaps["root"].isna()]
@@ -185,7 +173,7 @@ def choose(
         ("after_id", after_id),
     ):
         _check_id(name, value)
-    when = _parse_now(now)
+    when = parse_time(now, "now")
     snaps = store.sql(
         "SELECT s.snapshot_id, s.root, s.taken_at, count(f.snapshot_id)::BIGINT AS files, "
         "coalesce(sum(f.size), 0)::BIGINT AS bytes "
