@@ -11,8 +11,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: The project's bundled fixtures (real tool output; see data/README.md).
 DATA_DIR = ROOT / "data"
-#: The shared real samples, present beside the repo in CI and sessions.
-SHARED_DATA = ROOT.parent / "shared" / "data" / "real"
 
 has_strace = shutil.which("strace") is not None
 requires_strace = pytest.mark.skipif(not has_strace, reason="strace is not installed")

@@ -27,7 +27,7 @@ from iochar.analyze.bursts import (
 )
 from iochar.analyze.throughput import throughput
 from iochar.errors import ParameterError
-from tests.conftest import DATA_DIR, SHARED_DATA
+from tests.conftest import DATA_DIR
 
 LABELS = ["1", "2-5", "6-10", "11-20", "21-30", "31-40", "41-50", "51-60", ">60"]
 PEAK = 100.0
@@ -582,10 +582,10 @@ def test_real_lmt_outage_is_a_gap_not_idle(store):
         idle_table(s60)
 
 
-SAMPLE_IOSTAT = SHARED_DATA / "iostat-tool" / "tests" / "fixtures" / "sample_iostat.output"
+#: iostat-tool's whole sample_iostat.output, xz-compressed (data/iostat/SOURCE.md)
+SAMPLE_IOSTAT = DATA_DIR / "iostat" / "rhel6-sysstat9-x-t-m-318s.iostat.xz"
 
 
-@pytest.mark.skipif(not SAMPLE_IOSTAT.exists(), reason="shared iostat-tool sample missing")
 def test_real_five_minutes_of_iostat_in_minute_bins(store):
     # 11 disks, 1-s samples, 14:10:51 -> 14:16:07 (sysstat 9, RHEL 6)
     store.load(SAMPLE_IOSTAT)

@@ -42,7 +42,6 @@ MiB = 1 << 20
 
 def _real_logs() -> list[Path]:
     found = sorted((ROOT / "data" / "darshan").glob("*.darshan"))
-    found += sorted((ROOT.parent / "shared" / "data" / "real" / "darshan").rglob("*.darshan"))
     spec = importlib.util.find_spec("darshan")
     if spec is not None and spec.origin is not None:
         wheel = Path(spec.origin).parent

@@ -180,14 +180,8 @@ def test_block_boundaries_change_nothing(path, monkeypatch):
     assert small.equals(whole)
 
 
-SHARED_PROC = (
-    Path(__file__).resolve().parents[3] / "shared" / "data" / "real" / "hpe-lustre-exporter"
-)
-
-
-@pytest.mark.skipif(not SHARED_PROC.exists(), reason="shared real samples absent")
 def test_proc_path_names_the_target(tmp_path):
-    src = SHARED_PROC / "proc/fs/lustre/osd-zfs/lustrefs-OST0000/brw_stats"
+    src = DATA / "osd-zfs" / "lustrefs-OST0000" / "brw_stats"  # the real file, verbatim
     dest = tmp_path / "lustrefs-OST0000" / "brw_stats"
     dest.parent.mkdir()
     dest.write_bytes(src.read_bytes())

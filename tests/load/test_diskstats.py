@@ -11,10 +11,11 @@ import pytest
 from iochar import load, schema
 from iochar.errors import InputError
 from iochar.load.diskstats import DiskstatsLoader
-from tests.conftest import DATA_DIR, SHARED_DATA
+from tests.conftest import DATA_DIR
 
 SERIES = DATA_DIR / "diskstats" / "vm-linux6.18-3dev.diskstats"
-JC_SNAPSHOT = SHARED_DATA / "jc" / "tests" / "fixtures" / "linux-proc" / "diskstats"
+#: jc's real /proc/diskstats (one snapshot, no timestamp; data/diskstats/SOURCE.md)
+JC_SNAPSHOT = DATA_DIR / "diskstats" / "jc-linux-proc.snapshot"
 
 
 def _frame(src, strict=True) -> tuple[pl.DataFrame, list]:

@@ -24,10 +24,9 @@ from iochar.load import get_loader
 from iochar.load.strace import CALL_OPS, StraceLoader
 
 try:
-    from conftest import DATA_DIR, SHARED_DATA, requires_strace
+    from conftest import DATA_DIR, requires_strace
 except ImportError:  # properties/conftest.py can shadow the name (see test_darshan.py)
     DATA_DIR = Path(__file__).resolve().parents[2] / "data"
-    SHARED_DATA = DATA_DIR.parents[1] / "shared" / "data" / "real"
     requires_strace = pytest.mark.skipif(
         shutil.which("strace") is None, reason="strace is not installed"
     )
@@ -93,8 +92,9 @@ def test_sniffs_every_fixture(path):
 def _other_formats() -> list[Path]:
     out = sorted((DATA_DIR / "trace").glob("*.csv"))
     out += sorted((DATA_DIR / "darshan").glob("*.darshan"))
-    out += sorted((SHARED_DATA / "iostat-tool" / "tests" / "fixtures").glob("*.output"))
-    out += sorted((SHARED_DATA / "jc" / "tests" / "fixtures").glob("*/iostat*.out"))
+    out += sorted((DATA_DIR / "iostat").glob("*.iostat"))  # iostat-tool's and ours
+    out += sorted((DATA_DIR / "iostat").glob("*.json"))
+    out += sorted((DATA_DIR / "iostat").glob("jc-*.out"))  # jc's iostat and iostat -x
     return out
 
 
