@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from iochar.errors import InputError, IocharError, UnknownKindError
 from iochar.load._base import Loader, Parsed, Skip, SkipLog
-from iochar.load._text import Source, read_head, source_name
+from iochar.load._text import Source, read_head, source_name, text_head
 
 __all__ = [
     "REGISTRY",
@@ -102,6 +102,13 @@ def sniff(src: Source) -> str:
     for kind, loader in REGISTRY.items():
         if loader.sniff(head):
             return kind
+    # a text input with a BOM or CRLF line ends is sniffed as it will be read
+    # (iochar.load._text.open_text); binary kinds matched on the raw bytes above
+    text = text_head(head)
+    if text != head:
+        for kind, loader in REGISTRY.items():
+            if loader.sniff(text):
+                return kind
     if isinstance(src, (str, os.PathLike)):
         low = os.fspath(src).lower()
         for kind, loader in REGISTRY.items():

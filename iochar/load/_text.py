@@ -4,6 +4,17 @@ Loaders accept a :data:`Source` — a path, raw ``bytes``, or an open binary
 file — and use these helpers so every format handles gzip, bzip2, xz and
 (when the ``zstandard`` package is present) zstd the same way, detected from
 magic bytes rather than suffixes (pvlib's ``_file_context_manager`` idea).
+
+Text kinds read through :func:`open_text` (or ``local_path(..., text=True)``),
+which accept the two harmless variants an editor or a Windows tool leaves in a
+text file: a leading UTF-8 byte order mark is dropped (Unicode 15, section 23.8:
+U+FEFF at the start of a stream is a signature, not content) and CRLF line ends
+become LF (RFC 4180 and Windows tools end lines with CRLF). Lines keep their
+numbers, so every message still names the right line.
+
+A compressed stream that ends early or is corrupt raises
+:class:`~iochar.errors.InputError` at the byte of decompressed content where
+it broke; :func:`open_text` names the line instead.
 """
 
 from __future__ import annotations
@@ -28,6 +39,9 @@ __all__ = [
     "Source",
     "source_name",
     "open_binary",
+    "open_text",
+    "text_head",
+    "BOM",
     "read_head",
     "iter_line_blocks",
     "local_path",
@@ -45,6 +59,19 @@ _MAGIC = {
     b"\xfd7zXZ\x00": "xz",
     b"\x28\xb5\x2f\xfd": "zstd",
 }
+
+
+#: The UTF-8 byte order mark; at the start of a text input it is dropped.
+BOM = b"\xef\xbb\xbf"
+
+#: What the decompressors raise on a stream cut short or corrupt.
+_STREAM_ERRORS: tuple[type[BaseException], ...] = (EOFError, OSError, lzma.LZMAError)
+try:  # zstandard's own error type, when it is installed
+    import zstandard as _zstd
+
+    _STREAM_ERRORS += (_zstd.ZstdError,)
+except ImportError:  # pragma: no cover - the [all] extra installs it
+    pass
 
 
 def source_name(src: Source) -> str:
@@ -112,12 +139,13 @@ def open_binary(src: Source) -> Iterator[BinaryIO]:
         comp = _compression(_peek(raw, 8))
         if comp is None:
             yield raw
-        elif comp == "gzip":
-            yield gzip.GzipFile(fileobj=raw)
+            return
+        if comp == "gzip":
+            stream = gzip.GzipFile(fileobj=raw)
         elif comp == "bz2":
-            yield bz2.BZ2File(raw)
+            stream = bz2.BZ2File(raw)
         elif comp == "xz":
-            yield lzma.LZMAFile(raw)
+            stream = lzma.LZMAFile(raw)
         else:
             try:
                 import zstandard
@@ -125,16 +153,224 @@ def open_binary(src: Source) -> Iterator[BinaryIO]:
                 raise MissingDependencyError(
                     "zstandard", "all", "reading zstd-compressed input"
                 ) from exc
-            yield zstandard.ZstdDecompressor().stream_reader(raw)
+            stream = _ZstdReader(raw, zstandard)
+        yield _Checked(stream, source_name(src), comp)
+
+
+class _ZstdReader(io.RawIOBase):
+    """zstd frames decompressed one after another.
+
+    zstandard's ``stream_reader`` returns ``b""`` at the end of a source that
+    stops inside a frame, which would read a cut file as a shorter one; this
+    reader raises ``EOFError`` there, as gzip, bz2 and xz do.
+    """
+
+    def __init__(self, raw: BinaryIO, zstandard) -> None:
+        self._raw, self._zstd = raw, zstandard
+        self._dec = None  # the current frame's decompressor
+        self._buf = b""  # decompressed, not yet returned
+        self._next = b""  # compressed bytes after the current frame
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        while not self._buf:
+            chunk, self._next = self._next or self._raw.read(1 << 17), b""
+            if not chunk:
+                if self._dec is not None and not self._dec.eof:
+                    raise EOFError("zstd stream ended inside a frame")
+                return b""
+            if self._dec is None or self._dec.eof:
+                self._dec = self._zstd.ZstdDecompressor().decompressobj()
+            self._buf = self._dec.decompress(chunk)
+            if self._dec.eof:
+                self._next = self._dec.unused_data
+        if n is None or n < 0:
+            out, self._buf = self._buf, b""
+        else:
+            out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    read1 = read
+
+
+class _Checked(io.RawIOBase):
+    """A decompressing stream whose read errors become :class:`InputError`.
+
+    gzip raises ``EOFError`` on a stream cut short and ``BadGzipFile``
+    (an ``OSError``) on a corrupt one, bz2 and xz ``EOFError``/``OSError``/
+    ``LZMAError``, zstd ``ZstdError``: all mean the input is cut short or
+    damaged, and are reported at the byte of decompressed content reached.
+    """
+
+    #: Bytes decompressed per step, so the content before a break is delivered
+    #: before the error (a reader then knows the line it broke in). [bytes]
+    STEP = 1 << 20
+
+    def __init__(self, stream: BinaryIO, name: str, comp: str) -> None:
+        self._stream, self._name, self._comp = stream, name, comp
+        self.pos = 0  # decompressed bytes delivered [bytes]
+        self._error: InputError | None = None  # raised at the next read
+        self._read1 = getattr(stream, "read1", stream.read)
+
+    def readable(self) -> bool:
+        return True
+
+    def _fail(self, exc: BaseException) -> InputError:
+        return InputError(
+            self._name,
+            self.pos,
+            f"a complete {self._comp} stream (the file is cut short or corrupt)",
+            f"{type(exc).__name__}: {exc}",
+            unit="byte",
+        )
+
+    def read(self, n: int = -1) -> bytes:
+        if self._error is not None:
+            raise self._error
+        parts: list[bytes] = []
+        got = 0
+        while n is None or n < 0 or got < n:
+            want = self.STEP if n is None or n < 0 else min(self.STEP, n - got)
+            try:  # read1: one decompression step, so what came before a break is kept
+                data = self._read1(want)
+            except _STREAM_ERRORS as exc:
+                self._error = self._fail(exc)
+                self._error.__cause__ = exc
+                if not parts:
+                    raise self._error from exc
+                break
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+            self.pos += len(data)
+        return b"".join(parts)
+
+    def readinto(self, buf) -> int:
+        data = self.read(len(buf))
+        buf[: len(data)] = data
+        return len(data)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        if self._error is not None:
+            raise self._error
+        try:
+            data = self._stream.readline(-1 if size is None else size)
+        except _STREAM_ERRORS as exc:
+            raise self._fail(exc) from exc
+        self.pos += len(data)
+        return data
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
+
+
+class _TextReader(io.RawIOBase):
+    """A binary stream with a leading UTF-8 BOM dropped and CRLF turned into LF.
+
+    A ``\\r`` at the end of one read is held back until the next shows whether
+    a ``\\n`` follows, so a CRLF split across reads is still joined; a lone
+    ``\\r`` is kept (it is not a line end).
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._start = True
+        self._held = b""  # a trailing CR, or the first bytes while the BOM is undecided
+        self._out = b""  # normalized bytes not yet delivered
+        self._lines = 0  # newlines read so far
+
+    def readable(self) -> bool:
+        return True
+
+    def _read_raw(self, n: int) -> bytes:
+        try:
+            data = self._stream.read(n)
+        except InputError as exc:  # a compressed stream broke: name the line it broke in
+            if exc.unit != "byte":
+                raise
+            raise InputError(
+                exc.path, self._lines + self._held.count(b"\n") + 1, exc.expected, exc.got
+            ) from exc
+        self._lines += data.count(b"\n")
+        return data
+
+    def _fill(self, n: int) -> None:
+        while not self._out:
+            data = self._read_raw(max(n, 4))
+            if not data:
+                self._out, self._held = self._held, b""
+                return
+            data = self._held + data
+            self._held = b""
+            if self._start:
+                if len(data) < len(BOM) and BOM.startswith(data):
+                    self._held = data
+                    continue
+                if data.startswith(BOM):
+                    data = data[len(BOM) :]
+                self._start = False
+            if data.endswith(b"\r"):
+                data, self._held = data[:-1], b"\r"
+            self._out = data.replace(b"\r\n", b"\n")
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            parts = []
+            while chunk := self.read(1 << 20):
+                parts.append(chunk)
+            return b"".join(parts)
+        self._fill(n)
+        out, self._out = self._out[:n], self._out[n:]
+        return out
+
+    def readinto(self, buf) -> int:
+        data = self.read(len(buf))
+        buf[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
+
+
+@contextlib.contextmanager
+def open_text(src: Source) -> Iterator[BinaryIO]:
+    """Open a text input: :func:`open_binary`, less a BOM, with CRLF read as LF.
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input.
+
+    Yields
+    ------
+    BinaryIO
+        A buffered binary stream of the decompressed content with a leading
+        UTF-8 byte order mark dropped and every CRLF turned into LF (see the
+        module docstring for the rule and its source). Line numbers are those
+        of the original input.
+    """
+    with open_binary(src) as fh:
+        yield io.BufferedReader(_TextReader(fh), buffer_size=1 << 20)
+
+
+def text_head(head: bytes) -> bytes:
+    """``head`` as :func:`open_text` would read it (no BOM, CRLF as LF)."""
+    if head.startswith(BOM):
+        head = head[len(BOM) :]
+    return head.replace(b"\r\n", b"\n")
 
 
 def read_head(src: Source, n: int = 64 * 1024) -> bytes:
     """The first ``n`` bytes of the decompressed content (for sniffing)."""
     with open_binary(src) as fh:
-        try:
-            return fh.read(n)
-        except (OSError, EOFError, lzma.LZMAError):
-            return b""
+        # a compressed stream broken inside the head gives what came before the
+        # break; one broken before any content raises InputError
+        return fh.read(n)
 
 
 def iter_line_blocks(
@@ -200,19 +436,38 @@ def mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple
 
 
 @contextlib.contextmanager
-def local_path(src: Source, suffix: str = "") -> Iterator[str]:
+def local_path(src: Source, suffix: str = "", *, text: bool = False) -> Iterator[str]:
     """A real file path holding the (decompressed) content of ``src``.
 
     Tools that open files themselves (Darshan's C library) need a path; a
     plain uncompressed path is passed through, anything else is copied to a
     temporary file that is removed afterwards.
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input.
+    suffix : str, optional
+        Suffix of the temporary file.
+    text : bool, default False
+        A text input: the path holds it as :func:`open_text` reads it. A
+        plain file is still passed through unless it starts with a BOM or its
+        first 64 KiB hold a CRLF (then it is copied, normalized; CRLF files
+        are rare and the copy keeps the readers on one line-end convention).
     """
     if isinstance(src, (str, os.PathLike)) and not is_compressed(src):
-        yield os.fspath(src)
-        return
+        if not text:
+            yield os.fspath(src)
+            return
+        with _open_raw(src) as fh:
+            head = fh.read(64 * 1024)
+        if not head.startswith(BOM) and b"\r\n" not in head:
+            yield os.fspath(src)
+            return
+    opener = open_text if text else open_binary
     fd, tmp = tempfile.mkstemp(suffix=suffix, prefix="iochar-")
     try:
-        with os.fdopen(fd, "wb") as out, open_binary(src) as fh:
+        with os.fdopen(fd, "wb") as out, opener(src) as fh:
             while chunk := fh.read(1 << 20):
                 out.write(chunk)
         yield tmp
@@ -221,13 +476,29 @@ def local_path(src: Source, suffix: str = "") -> Iterator[str]:
 
 
 def sha256_of(src: Source) -> tuple[str, int]:
-    """SHA-256 hex digest and size of the raw (undecompressed) bytes. [bytes]"""
+    """SHA-256 hex digest of the content, and the size of the raw bytes.
+
+    The digest is taken over the decompressed stream (what :func:`open_binary`
+    reads), so a gzip, bzip2, xz or zstd copy of an input has the digest of
+    the input itself: the store recognises it as the same content. The size
+    is that of the file as stored (compressed or not). [bytes]
+
+    Raises
+    ------
+    InputError
+        A compressed stream that is cut short or corrupt (at the byte where
+        it broke).
+    """
     h = hashlib.sha256()
-    size = 0
-    with _open_raw(src) as fh:
+    with open_binary(src) as fh:
         while chunk := fh.read(8 * 1024 * 1024):
             h.update(chunk)
-            size += len(chunk)
+    with _open_raw(src) as raw:
+        if isinstance(src, (str, os.PathLike)):
+            size = os.fstat(raw.fileno()).st_size
+        else:
+            raw.seek(0, os.SEEK_END)
+            size = raw.tell()
     return h.hexdigest(), size
 
 

@@ -75,7 +75,7 @@ from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
-from iochar.load._text import Source, iter_line_blocks, open_binary, source_name
+from iochar.load._text import Source, iter_line_blocks, open_text, source_name
 
 __all__ = ["BrwStatsLoader", "SECTION_UNITS", "PAGE_SIZE"]
 
@@ -529,7 +529,7 @@ class BrwStatsLoader:
         name = source_name(src)
         st = _State(_default_target(name))
         skips = SkipLog()
-        with open_binary(src) as fh:
+        with open_text(src) as fh:
             for first, block, complete in iter_line_blocks(fh):
                 if not complete:
                     if strict:

@@ -62,7 +62,7 @@ from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import QUALITY, deltas
-from iochar.load._text import Source, open_binary, source_name
+from iochar.load._text import Source, open_text, source_name
 
 __all__ = ["DiskstatsLoader", "FIELDS"]
 
@@ -146,7 +146,7 @@ class DiskstatsLoader:
         """
         name = source_name(src)
         skips = None if strict else SkipLog()
-        with open_binary(src) as fh:
+        with open_text(src) as fh:
             raw = fh.read()
         if not raw.strip():
             raise _bad(name, None, "a non-empty input")

@@ -78,7 +78,7 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, open_binary, source_name
+from iochar.load._text import Source, open_text, source_name
 
 __all__ = ["IostatLoader", "COLUMN_MAP", "CPU_MAP", "JSON_KEYS"]
 
@@ -721,7 +721,7 @@ class IostatLoader:
     ) -> Iterator[Parsed]:
         """Parse iostat output into ``counters`` chunks."""
         name = source_name(src)
-        with open_binary(src) as fh:
+        with open_text(src) as fh:
             head = fh.read(1)
             while head[-1:].isspace():
                 more = fh.read(1)

@@ -56,7 +56,7 @@ from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import GAP, GAP_RESET, QUALITY, RESET, deltas
-from iochar.load._text import Source, local_path, open_binary, source_name
+from iochar.load._text import Source, local_path, open_binary, open_text, source_name
 
 __all__ = ["LmtLoader", "CSV_METRICS"]
 
@@ -151,7 +151,7 @@ def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:
 
 
 def _parse_csv(src: Source, name: str, strict: bool, skips: SkipLog) -> tuple[pl.DataFrame, dict]:
-    with open_binary(src) as fh:
+    with open_text(src) as fh:
         raw = fh.read()
     m = _CSV_HEADER.match(raw)
     if not m:

@@ -69,10 +69,11 @@ from iochar.load._text import (
     Source,
     local_path,
     mmap_blocks,
-    open_binary,
     open_parquet,
+    open_text,
     read_head,
     source_name,
+    text_head,
 )
 
 __all__ = [
@@ -381,7 +382,7 @@ def _stat_name(text: str) -> str:
 
 
 def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
-    with open_binary(src) as fh:
+    with open_text(src) as fh:
         data = fh.read()
     if not data:
         raise _bad(name, None, "a non-empty input", "")
@@ -579,10 +580,10 @@ class SnapshotLoader:
         head = read_head(src, 8192)
         if head.startswith(b"PAR1"):
             yield from _parse_parquet(src, name, strict, chunk_rows)
-        elif _is_stat(head):
+        elif _is_stat(text_head(head)):
             yield from _parse_stat(src, name, strict, chunk_rows)
         else:
-            with local_path(src, ".find") as path:
+            with local_path(src, ".find", text=True) as path:
                 yield from _parse_find(path, name, strict, chunk_rows)
 
 

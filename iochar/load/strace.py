@@ -117,7 +117,7 @@ import pyarrow as pa
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, iter_line_blocks, open_binary, source_name
+from iochar.load._text import Source, iter_line_blocks, open_text, source_name
 from iochar.schema import OPS
 
 __all__ = ["StraceLoader", "CALL_OPS"]
@@ -680,7 +680,7 @@ class StraceLoader:
             a ``<... resumed>`` line with no matching ``<unfinished ...>``.
         """
         parser = _Parser(source_name(src), strict, max(1, int(chunk_rows)))
-        with open_binary(src) as fh:
+        with open_text(src) as fh:
             yield from parser.run(fh)
 
 

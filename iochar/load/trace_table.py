@@ -395,7 +395,7 @@ class TraceCsvLoader:
     ) -> Iterator[Parsed]:
         """Parse a trace CSV in chunks of about ``chunk_rows`` rows."""
         name = source_name(src)
-        with local_path(src, ".csv") as path:
+        with local_path(src, ".csv", text=True) as path:
             yield from self._parse_path(path, name, strict, chunk_rows)
 
     def _parse_path(self, path: str, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
