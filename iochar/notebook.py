@@ -32,7 +32,16 @@ from typing import Any
 
 from iochar.errors import ReportError
 
-__all__ = ["setup", "open_store", "require", "parse_time", "say", "REPORT_ENV", "TABLE_HINTS"]
+__all__ = [
+    "setup",
+    "open_store",
+    "require",
+    "parse_time",
+    "say",
+    "to_html",
+    "REPORT_ENV",
+    "TABLE_HINTS",
+]
 
 #: Set (to "1") by ``iochar report`` so charts render as static SVG for the HTML file.
 REPORT_ENV = "IOCHAR_REPORT"
@@ -242,11 +251,46 @@ def require(
 def say(markdown: str) -> None:
     """Show a paragraph of narrative (Markdown) computed by :mod:`iochar.narrate`.
 
+    The Markdown is rendered here to HTML with raw HTML switched off (CommonMark via
+    markdown-it-py, GFM tables and strikethrough), so any tag in the text, from the data
+    or not, shows as text; Jupyter and nbconvert would pass raw HTML in Markdown
+    output through. Names from the data are escaped for Markdown by
+    :func:`iochar.narrate.esc` / :func:`iochar.narrate.code` before they get here.
+
     Parameters
     ----------
     markdown : str
         The text.
     """
-    from IPython.display import Markdown, display
+    from IPython.display import display
 
-    display(Markdown(markdown))
+    display({"text/html": to_html(markdown), "text/plain": markdown}, raw=True)
+
+
+def to_html(markdown: str) -> str:
+    """Narrative Markdown as HTML, with every raw tag escaped.
+
+    Parameters
+    ----------
+    markdown : str
+        The text.
+
+    Returns
+    -------
+    str
+        HTML.
+
+    Examples
+    --------
+    >>> to_html("**3 jobs**, one named <img src=x onerror=alert(1)>")
+    '<p><strong>3 jobs</strong>, one named &lt;img src=x onerror=alert(1)&gt;</p>\\n'
+    """
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    return _MD.render(markdown)
+
+
+_MD = None

@@ -438,7 +438,8 @@ def idle_table_style(table: pd.DataFrame):
                 "Count": "{:,}",
                 "Cumulative Minutes": "{:,.0f}" if whole else "{:,.2f}",
                 "Percentage of Total Time": "{:.1f}%",
-            }
+            },
+            escape="html",
         )
         .bar(subset=["Percentage of Total Time"], color="#f5851855", vmin=0)
         .set_caption(caption)
@@ -716,7 +717,10 @@ def cv_table_style(groups: pd.DataFrame):
     fmt = {h: "{:,.1f}" for h in ("GiB rd", "GiB wr", "mean", "min", "max", "stddev")}
     fmt["CV"] = "{:.1f}%"
     return (
-        disp.style.format({k: v for k, v in fmt.items() if k in disp.columns}, na_rep="-")
+        disp.style.format(
+            {k: v for k, v in fmt.items() if k in disp.columns}, na_rep="-", escape="html"
+        )
+        .format_index(escape="html")  # app and user names come from the data
         .bar(subset=["CV"], color="#f5851855", vmin=0)
         .set_caption("I/O time by slowest rank (seconds) of repeated jobs (Carns et al. 2011)")
     )

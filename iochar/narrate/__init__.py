@@ -14,14 +14,126 @@ Examples
 '45.7%'
 >>> narrate.plural(1, "job"), narrate.plural(3, "job")
 ('1 job', '3 jobs')
+
+Names that come from the data (programs, paths, devices, targets, users) go into a
+sentence only through :func:`esc` or :func:`code`, so they read as text and never as
+Markdown or HTML:
+
+>>> print(narrate.esc("<img src=x onerror=alert(1)>"))
+\\<img src=x onerror=alert(1)\\>
+>>> print(narrate.esc("ior_easy*"), narrate.code("a`b"))
+ior\\_easy\\* ``a`b``
 """
 
 from __future__ import annotations
 
 import importlib
 import math
+import re
+import unicodedata
 
-__all__ = ["fmt_bytes", "fmt_rate", "fmt_pct", "fmt_s", "fmt_num", "plural", "listing"]
+__all__ = [
+    "fmt_bytes",
+    "fmt_rate",
+    "fmt_pct",
+    "fmt_s",
+    "fmt_num",
+    "plural",
+    "listing",
+    "esc",
+    "code",
+    "MISSING",
+]
+
+#: How a missing name or value reads in a sentence.
+MISSING = "\u2014"
+
+#: ASCII punctuation that Markdown (CommonMark with GFM tables and strikethrough) or
+#: HTML gives a meaning anywhere in a line: code spans, emphasis, links, raw HTML,
+#: entities, table cells, strikethrough. CommonMark lets any ASCII punctuation be
+#: escaped with a backslash (spec 0.31, section 2.4), so a backslash before each keeps
+#: it literal.
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>&|~])")
+#: What starts a block when it opens a line: headings, block quotes, list items,
+#: thematic breaks, setext underlines (spec sections 4.1-4.3, 5.1-5.3).
+_MD_LINE_START = re.compile(r"^(\s*)([#>+=-]|\d{1,9}[.)])")
+
+
+#: Unicode categories shown as a space: controls (line breaks, tabs, escapes), format
+#: characters (bidirectional overrides that reorder what a reader sees), unassigned and
+#: private-use code points, and line and paragraph separators.
+_BREAKS = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def _plain(value) -> str | None:
+    """``value`` as one line of text: None for a missing value, control characters
+    (line breaks, tabs, escapes) as spaces so a name cannot start a new block."""
+    if value is None:
+        return None
+    try:
+        if value != value:  # NaN, NaT, <NA> compare unequal or raise
+            return None
+    except (TypeError, ValueError):
+        return None
+    text = str(value)
+    return "".join(" " if unicodedata.category(c) in _BREAKS else c for c in text)
+
+
+def esc(value) -> str:
+    """A name from the data as Markdown text that reads exactly as it is.
+
+    Every character that Markdown or HTML would interpret (backslash, backtick,
+    ``*``, ``_``, ``[``, ``]``, ``<``, ``>``, ``&``, ``|``, ``~``, and what opens a block
+    at the start of a line) is backslash-escaped, and control characters become
+    spaces. Program, path, device, target and user names are untrusted input: they go
+    into narrative only through this function or :func:`code`.
+
+    Parameters
+    ----------
+    value : object
+        The name; ``None`` and missing values give :data:`MISSING`.
+
+    Returns
+    -------
+    str
+        Markdown text.
+    """
+    text = _plain(value)
+    if text is None:
+        return MISSING
+    text = _MD_INLINE.sub(r"\\\1", text)
+    m = _MD_LINE_START.match(text)
+    if m:
+        text = text[: m.end() - 1] + "\\" + text[m.end() - 1 :]
+    return text
+
+
+def code(value) -> str:
+    """A name from the data as a Markdown code span (a path, a command).
+
+    The fence is one backtick longer than the longest run of backticks in the name,
+    with a space inside when the name starts or ends with a backtick (CommonMark
+    section 6.1); nothing inside a code span is interpreted, and renderers escape it
+    for HTML.
+
+    Parameters
+    ----------
+    value : object
+        The name; ``None`` and missing values give :data:`MISSING`.
+
+    Returns
+    -------
+    str
+        Markdown code span.
+    """
+    text = _plain(value)
+    if text is None:
+        return MISSING
+    if not text.strip():
+        return esc(repr(text))
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 

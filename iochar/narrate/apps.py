@@ -32,7 +32,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
+from iochar.narrate import code, esc, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = [
     "pick_job",
@@ -77,7 +77,12 @@ def _label(table: pd.DataFrame | None, job_id) -> str:
         row = table.loc[table["job_id"] == job_id, "app"]
         if len(row) and isinstance(row.iloc[0], str) and row.iloc[0]:
             app = row.iloc[0]
-    return f"job {job_id} ({app})" if app else f"job {job_id}"
+    return f"job {job_id} ({esc(app)})" if app else f"job {job_id}"
+
+
+def _cap(text: str) -> str:
+    """``text`` with its first letter upper-case and the rest as it is (a name keeps its case)."""
+    return text[:1].upper() + text[1:]
 
 
 def _ratio(r: float) -> str:
@@ -684,11 +689,11 @@ def class_summary(labels: pd.DataFrame, job_id: int | None = None) -> str:
         top = b["bytes"].idxmax()
         g = f[f["class"] == top].assign(_b=lambda d: d["bytes_read"] + d["bytes_written"])
         big = g.sort_values("_b", ascending=False).iloc[0]
-        who = f"`{big['path']}`" + ("" if job_id is not None else f" of job {big['job_id']}")
+        who = code(big["path"]) + ("" if job_id is not None else f" of job {big['job_id']}")
         parts.append(
             f"By bytes **{top}** I/O dominates; its largest file is {who} "
             f"({fmt_bytes(big['_b'])}, {_pct(big['_b'] / moved)} of all bytes): "
-            f"{big['reason']}."
+            f"{esc(big['reason'])}."
         )
     if (b.loc[["required", "checkpoint", "staging"], "files"] == 0).all():
         parts.append("No file fits the required, checkpoint or staging rules.")
@@ -746,10 +751,10 @@ def checkpoint_summary(labels: pd.DataFrame, *, limit: int = 6) -> str:
     jobs = ck["job_id"].nunique()
     items = []
     for g in groups.head(limit).itertuples():
-        files = f"`{g.first}`" if g.n == 1 else f"`{g.first}` ... `{g.last}` ({g.n} files)"
+        files = code(g.first) if g.n == 1 else f"{code(g.first)} ... {code(g.last)} ({g.n} files)"
         items.append(
             f"- job {g.job_id}: {files}, {fmt_bytes(g.b)} written, confidence "
-            f"{fmt_num(g.conf, 2)}: {g.reason}"
+            f"{fmt_num(g.conf, 2)}: {esc(g.reason)}"
         )
     more = len(groups) - limit
     tail = f"\n- ... and {plural(more, 'more group')}" if more > 0 else ""
@@ -782,7 +787,7 @@ def rate_summary(
     """
     who = _label(table, job_id)
     if rate.empty or float(rate["bytes"].sum()) == 0:
-        return f"{who.capitalize()} has no timed reads or writes, so it has no data rate over time."
+        return f"{_cap(who)} has no timed reads or writes, so it has no data rate over time."
     per = rate.pivot_table(index="t_s", columns="op", values="bytes", aggfunc="sum").fillna(0)
     for op in ("read", "write"):
         if op not in per.columns:
@@ -894,14 +899,14 @@ def cycles_summary(
         basis = row.iloc[0] if len(row) else None
     if p.empty and basis is not None and basis != "ops":
         return (
-            f"{who.capitalize()} has no per-operation records (its I/O is known from "
+            f"{_cap(who)} has no per-operation records (its I/O is known from "
             f"{basis}), so its cycles cannot be measured."
         )
     if p.empty:
         reason = periods.reason or "no period stands out"
         if reason == "constant signal":
             return (
-                f"{who.capitalize()}'s bytes per bin do not vary ({periods.n_samples} bins, "
+                f"{_cap(who)}'s bytes per bin do not vary ({periods.n_samples} bins, "
                 "constant), so there is no cycle to find."
             )
         return f"No period was found in {who}'s I/O: {reason}."
@@ -925,7 +930,7 @@ def cycles_summary(
         )
 
     parts = [
-        f"{who.capitalize()}'s I/O repeats every **{fmt_s(first['period_s'])}** ({sure}, "
+        f"{_cap(who)}'s I/O repeats every **{fmt_s(first['period_s'])}** ({sure}, "
         f"false-alarm probability {float(first['false_alarm']):.2g}; "
         f"{fmt_num(first['n_cycles'])} cycles in the run{jit}{harm(first)})."
     ]
@@ -967,6 +972,6 @@ def cycles_summary(
                     if abs(ratio - 1) <= 0.05
                     else f"{fmt_num(ratio, 2)} times the {fmt_s(ps[k])} period"
                 )
-                items.append(f"`{name}` every {fmt_s(v)}, {rel}")
+                items.append(f"{code(name)} every {fmt_s(v)}, {rel}")
             parts.append(f"Its checkpoints come {listing(items, limit=3)}.")
     return " ".join(parts)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from iochar.analyze.jobs import UNKNOWN, JobMetrics
-from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
+from iochar.narrate import code, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = [
     "projects",
@@ -53,14 +53,14 @@ def _labels(values: pd.Series) -> pd.Series:
 
 def _name(label) -> str:
     """An application name for a sentence (the unknown one spelled out)."""
-    return "the unnamed application" if label == UNKNOWN else f"`{label}`"
+    return "the unnamed application" if label == UNKNOWN else code(label)
 
 
 def _names(joined: str, limit: int = 5) -> str:
     """Comma-joined project labels (as in ``sharing_table``'s ``apps``) as a sentence list."""
     items = [a for a in str(joined).split(", ") if a]
     return listing(
-        ["jobs without an application name" if a == UNKNOWN else f"`{a}`" for a in items],
+        ["jobs without an application name" if a == UNKNOWN else code(a) for a in items],
         limit=limit,
     )
 
@@ -376,7 +376,7 @@ def history(similar, metrics=None, *, metric: str = "slowest_io_s") -> str:
         row = df[df["job_id"] == jid]
         if len(row):
             r = row.iloc[0]
-            app = "no application name" if pd.isna(r.get("app")) else f"`{r['app']}`"
+            app = "no application name" if pd.isna(r.get("app")) else code(r["app"])
             procs = r.get("nprocs")
             who += f" ({app}" + (
                 f", {plural(int(procs), 'process', 'processes')})" if _finite(procs) else ")"
@@ -385,11 +385,11 @@ def history(similar, metrics=None, *, metric: str = "slowest_io_s") -> str:
     row = place[place["metric"] == metric] if len(place) else place
     h = similar.history
     if len(row) == 0 or metric not in h:
-        return f"{who} has no `{metric}` to compare with other runs."
+        return f"{who} has no {code(metric)} to compare with other runs."
     p = row.iloc[0]
     v = p["value"]
     if not _finite(v):
-        return f"{who} has no `{metric}` recorded, so it cannot be placed among other runs."
+        return f"{who} has no {code(metric)} recorded, so it cannot be placed among other runs."
     others = _num(h.loc[~h["is_job"], metric]).dropna()
     if similar.group_id is None or len(others) == 0:
         return (

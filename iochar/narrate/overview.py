@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from iochar.narrate import fmt_bytes, fmt_pct, fmt_rate, fmt_s, listing, plural
+from iochar.narrate import code, esc, fmt_bytes, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = ["loaded", "jobs", "devices", "KIND_NOUNS"]
 
@@ -34,8 +34,16 @@ KIND_NOUNS: dict[str, tuple[str, str]] = {
 
 
 def _kind(kind: str, n: int) -> str:
-    one, many = KIND_NOUNS.get(kind, (f"{kind} input", f"{kind} inputs"))
+    one, many = KIND_NOUNS.get(kind, (f"{esc(kind)} input", f"{esc(kind)} inputs"))
     return f"{n:,} {one if n == 1 else many}"
+
+
+def _app(name, form: str = "{}") -> str:
+    """An application name escaped into ``form``; a missing one as "no name" (or nothing,
+    when ``form`` only wraps the name)."""
+    if isinstance(name, str) and name:
+        return form.format(esc(name))
+    return "" if form != "{}" else "jobs without an application name"
 
 
 def loaded(inv: pd.DataFrame) -> str:
@@ -119,7 +127,7 @@ def jobs(table: pd.DataFrame, *, top: int = 3) -> str:
     if total > 0:
         big = table.loc[table["io_bytes"].fillna(0).idxmax()]
         text += (
-            f" The busiest is job {int(big['job_id'])} ({big['app']}), "
+            f" The busiest is job {int(big['job_id'])}{_app(big['app'], ' ({})')}, "
             f"{fmt_bytes(float(big['io_bytes']))} "
             f"({fmt_pct(float(big['io_bytes']) / total)} of all)"
         )
@@ -129,7 +137,7 @@ def jobs(table: pd.DataFrame, *, top: int = 3) -> str:
         by_app = table.groupby("app", dropna=False)["io_bytes"].agg(["sum", "size"])
         by_app = by_app.sort_values("sum", ascending=False).head(top)
         apps = [
-            f"{a} ({plural(int(r['size']), 'job')}, {fmt_pct(r['sum'] / total)})"
+            f"{_app(a)} ({plural(int(r['size']), 'job')}, {fmt_pct(r['sum'] / total)})"
             for a, r in by_app.iterrows()
         ]
         text += f" By application: {listing(apps)}."
@@ -167,7 +175,7 @@ def devices(cov: pd.DataFrame) -> str:
             f"Counters cover {plural(mon['target'].nunique(), 'target')} from "
             f"{plural(n_src, 'input')}, sampled every "
             f"{listing(ivals)}. The longest record is "
-            f"{longest['target']} in {longest['source']}: "
+            f"{esc(longest['target'])} in {code(longest['source'])}: "
             f"{plural(int(longest['samples']), 'sample')} "
             f"over {fmt_s(float(span.max()))}, from {longest['start']:%Y-%m-%d %H:%M:%S}."
         )
@@ -176,7 +184,7 @@ def devices(cov: pd.DataFrame) -> str:
             out.append(
                 f"{plural(flagged, 'sample')} {'is' if flagged == 1 else 'are'} flagged as a "
                 "counter reset, wrap or gap "
-                f"(in {listing(sorted(set(where['target'])))}); analyses leave those "
+                f"(in {listing(esc(t) for t in sorted(set(where['target'])))}); analyses leave those "
                 "intervals out and say so."
             )
         else:
@@ -185,6 +193,7 @@ def devices(cov: pd.DataFrame) -> str:
         roots = snaps.groupby("target")["samples"].agg(["size", "sum"])
         out.append(
             f"{plural(len(snaps), 'snapshot')} of {plural(len(roots), 'tree')} "
-            f"({listing(roots.index)}) list {plural(int(roots['sum'].sum()), 'entry', 'entries')}."
+            f"({listing(code(r) for r in roots.index)}) list "
+            f"{plural(int(roots['sum'].sum()), 'entry', 'entries')}."
         )
     return " ".join(out)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from iochar.errors import ReportError
-from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_s, listing, plural
+from iochar.narrate import code, esc, fmt_bytes, fmt_num, fmt_pct, fmt_s, listing, plural
 from iochar.notebook import parse_time
 
 __all__ = ["Selection", "choose", "growth_tables", "summary", "sizes", "ages", "growth"]
@@ -262,7 +262,7 @@ def _ref(sel: Selection, snapshot_id) -> str:
 def _root(row: dict | None) -> str:
     if row is None or row.get("root") is None or pd.isna(row.get("root")):
         return "an unnamed tree"
-    return f"`{row['root']}`"
+    return code(row["root"])
 
 
 def _signed(n: float, fmt=fmt_num) -> str:
@@ -490,8 +490,8 @@ def _age(seconds: float) -> str:
 
 def _group(name, by: str) -> str:
     if by == "top_dir":
-        return "files directly in the root" if name == "." else f"`{name}/`"
-    return "unknown owners" if name == "unknown" else f"uid {name}"
+        return "files directly in the root" if name == "." else code(f"{name}/")
+    return "unknown owners" if name == "unknown" else f"uid {esc(name)}"
 
 
 def _gain(df: pd.DataFrame, col: str, fmt) -> tuple[pd.Series, str] | None:

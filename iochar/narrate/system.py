@@ -43,7 +43,7 @@ import pandas as pd
 
 from iochar.analyze import devices
 from iochar.errors import IocharError, ReportError
-from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
+from iochar.narrate import esc, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = [
     "cost_model",
@@ -90,7 +90,7 @@ def _input(row: pd.Series | dict) -> str:
     """``input 106 (lmt, lmtdb-reset-ost.csv)``."""
     kind = row.get("kind")
     name = row.get("input")
-    what = [v for v in (kind, name) if isinstance(v, str) and v]
+    what = [esc(v) for v in (kind, name) if isinstance(v, str) and v]
     return f"input {int(row['source_id'])}" + (f" ({', '.join(what)})" if what else "")
 
 
@@ -233,7 +233,7 @@ def device_load(load: pd.DataFrame) -> str:
     if not busy.empty:
         top = busy.loc[busy["peak_mib_s"].idxmax()]
         out.append(
-            f"The highest peak is **{top['target']}** in {_input(top)}: "
+            f"The highest peak is **{esc(top['target'])}** in {_input(top)}: "
             f"{fmt_rate(top['peak_mib_s'] * _MIB)} at {_when(top['peak_ts'])} UTC, "
             f"{fmt_bytes(top['mib'] * _MIB)} in {fmt_s(top['observed_s'])} observed "
             f"(mean {fmt_rate(top['mean_mib_s'] * _MIB)})."
@@ -250,8 +250,8 @@ def device_load(load: pd.DataFrame) -> str:
             out.append(
                 f"{plural(len(idle), 'target')} had idle periods (below "
                 f"{fmt_pct(idle_frac, 0)} of peak); the longest lasted "
-                f"{fmt_s(li['longest_idle_s'])}, on {li['target']} in {_input(li)}, and "
-                f"{mi['target']} in {_input(mi)} was idle the largest share of its time, "
+                f"{fmt_s(li['longest_idle_s'])}, on {esc(li['target'])} in {_input(li)}, and "
+                f"{esc(mi['target'])} in {_input(mi)} was idle the largest share of its time, "
                 f"{fmt_pct(mi['idle_share'])}."
             )
     if not unknown.empty:
@@ -259,17 +259,17 @@ def device_load(load: pd.DataFrame) -> str:
         why = f"records shorter than the {fmt_s(bin_s)} bins, or" if bin_s else ""
         out.append(
             f"{plural(len(unknown), 'target')} have no complete interval to judge ({why} "
-            f"only flagged intervals): {listing(unknown['target'].tolist(), limit=6)}."
+            f"only flagged intervals): {listing(map(esc, unknown['target']), limit=6)}."
         )
     if not quiet.empty:
         by_in = quiet.groupby("source_id")["target"].apply(list)
         names = [
-            f"{listing(t, limit=4)} in {_input(quiet[quiet['source_id'] == s].iloc[0])}"
+            f"{listing(map(esc, t), limit=4)} in {_input(quiet[quiet['source_id'] == s].iloc[0])}"
             for s, t in by_in.items()
         ]
         out.append(f"No traffic at all on {plural(len(quiet), 'target')}: {'; '.join(names)}.")
     dup = [
-        f"{d.target} in inputs {listing(d.source_ids)}"
+        f"{esc(d.target)} in inputs {listing(d.source_ids)}"
         for d in devices.duplicates(busy).itertuples(index=False)
     ]
     if dup:
@@ -285,7 +285,7 @@ def device_load(load: pd.DataFrame) -> str:
         out.append(
             f"{plural(len(gaps), 'target')} have gaps (flagged counter resets or wraps, or "
             f"missing samples), left out of every share; the largest: "
-            f"{fmt_s(g['gap_s'])} on {g['target']} in {_input(g)}."
+            f"{fmt_s(g['gap_s'])} on {esc(g['target'])} in {_input(g)}."
         )
     return " ".join(p for p in out if p)
 
@@ -301,7 +301,7 @@ def _share_text(sb: pd.DataFrame, frac: float) -> str:
     if len(sb) == 1:
         t = sb.iloc[0]
         return (
-            f"Relative to its own peak, {t['target']} in {_input(t)} stayed below "
+            f"Relative to its own peak, {esc(t['target'])} in {_input(t)} stayed below "
             f"{fmt_pct(frac, 0)} of peak for {fmt_pct(t['share_below'])} of its "
             f"{fmt_s(t['observed_s'])} observed {paper}."
         )
@@ -314,9 +314,9 @@ def _share_text(sb: pd.DataFrame, frac: float) -> str:
     if hi["share_below"] == lo["share_below"]:
         return text + f"; all {len(sb)} targets alike ({fmt_pct(hi['share_below'])})."
     return (
-        text + f"; the burstiest is {hi['target']} in {_input(hi)} (below for "
+        text + f"; the burstiest is {esc(hi['target'])} in {_input(hi)} (below for "
         f"{fmt_pct(hi['share_below'])} of {fmt_s(hi['observed_s'])}), the most steadily loaded "
-        f"{lo['target']} in {_input(lo)} (below for {fmt_pct(lo['share_below'])} of "
+        f"{esc(lo['target'])} in {_input(lo)} (below for {fmt_pct(lo['share_below'])} of "
         f"{fmt_s(lo['observed_s'])})."
     )
 
@@ -374,7 +374,7 @@ def burst_summary(
     gap = float(a.get("gap_s", 0.0))
     out = [
         f"**{about[0].upper() + about[1:]}**: read + write throughput of "
-        f"{plural(len(tg), 'target')} ({listing(tg, limit=6)}) summed, "
+        f"{plural(len(tg), 'target')} ({listing(map(esc, tg), limit=6)}) summed, "
         f"{fmt_s(float(a.get('sample_s', math.nan)))} intervals, {fmt_s(observed)} observed"
         + (f" and {fmt_s(gap)} of gaps (not counted as idle)." if gap > 0 else ", no gaps.")
     ]
@@ -453,7 +453,7 @@ def burst_view_summary(load: pd.DataFrame, view) -> str:
     names = sorted({str(t) for t in load["target"]})
     return (
         "No device or server moved data in this selection: the read/write byte counters of "
-        f"{listing(names, limit=6)} (in {plural(int(load['source_id'].nunique()), 'input')}) "
+        f"{listing(map(esc, names), limit=6)} (in {plural(int(load['source_id'].nunique()), 'input')}) "
         "show no traffic in any complete, unflagged interval, so there are no bursts or idle "
         "periods to analyse and no charts here."
     )
@@ -479,13 +479,13 @@ def model_summary(model) -> str:
         f" (so at most {row['iops_limit']:,.0f} I/Os/s)"
         for op, row in c.iterrows()
     ]
-    text = f"Cost model from **{model.source_}**: " + "; ".join(parts) + "."
+    text = f"Cost model from **{esc(model.source_)}**: " + "; ".join(parts) + "."
     r2 = c["r2"].dropna()
     if not r2.empty:
         fits = [f"{fmt_pct(v)} of the {op} time per I/O" for op, v in r2.items()]
         text += f" The fit explains {listing(fits)} (R², {plural(int(c['n'].sum()), 'run')})."
     for n in getattr(model, "notes_", []) or []:
-        text += f" Note: {n}."
+        text += f" Note: {esc(n)}."
     return text
 
 
@@ -512,7 +512,7 @@ def fsu_summary(series: pd.DataFrame, table: pd.DataFrame) -> str:
     tg = sorted(series["target"].unique())
     out = [
         f"FSU (Uselton & Wright 2013, Eq. 7) for {plural(len(tg), 'target')} "
-        f"({listing(tg, limit=4)}): {plural(len(series), 'interval')}, "
+        f"({listing(map(esc, tg), limit=4)}): {plural(len(series), 'interval')}, "
         f"{len(used):,} used"
     ]
     if n_skip:
@@ -536,7 +536,7 @@ def fsu_summary(series: pd.DataFrame, table: pd.DataFrame) -> str:
     out.append("Observations: " + ", ".join(split) + " (the thresholds of Tables II and III).")
     top = used.loc[used["fsu_pct"].idxmax()]
     out.append(
-        f"The highest FSU is **{float(top['fsu_pct']):.1f}%** on {top['target']} in the "
+        f"The highest FSU is **{float(top['fsu_pct']):.1f}%** on {esc(top['target'])} in the "
         f"{fmt_s(float(top['interval_s']))} ending {_when(top['ts'])} UTC "
         f"({fmt_num(int(top['read_ios']) + int(top['write_ios']))} disk I/Os, "
         f"{fmt_bytes(float(top['read_bytes']) + float(top['write_bytes']))})."
@@ -599,7 +599,7 @@ def fsu_vs_bandwidth(ratio: pd.DataFrame) -> str:
         hi = per["ratio"].idxmax()
         out.append(
             f"Per target the ratio ranges from {float(per['ratio'].min()):.2f}× to "
-            f"{float(per['ratio'].max()):.2f}× (highest on {hi}, "
+            f"{float(per['ratio'].max()):.2f}× (highest on {esc(hi)}, "
             f"{float(per.loc[hi, 'fsu_load_pct']):.1f}% FSU vs "
             f"{float(per.loc[hi, 'bw_load_pct']):.1f}% bandwidth load)."
         )

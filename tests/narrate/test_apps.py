@@ -21,6 +21,7 @@ import iochar
 from iochar.analyze import characterize, classify, cycles, fileio
 from iochar.narrate import apps, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, plural
 from iochar.synth import make_scenario
+from tests.narrate import shown
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 MiB = 1 << 20
@@ -208,7 +209,7 @@ def test_large_files_summary_names_jobs_with_only_small_files(mixed):
     )
     small = sorted(set(ext["job_id"]) - set(ext.loc[ext["ext"] >= MiB, "job_id"]))
     assert 2 in small  # the strace capture's files are all under 1 MiB
-    text = apps.large_files_summary(mixed["t1"], mixed["l1"], MiB)
+    text = shown(apps.large_files_summary(mixed["t1"], mixed["l1"], MiB))
     apps_of = mixed["t1"].set_index("job_id")["app"]
     named = ", ".join(f"job {j} ({apps_of[j]})" for j in small)
     assert named.rsplit(", ", 1)[0] in text and f"job {small[-1]} ({apps_of[small[-1]]})." in text

@@ -20,6 +20,7 @@ from iochar.errors import ReportError
 from iochar.narrate import fmt_bytes, fmt_pct, fmt_rate, fmt_s, plural, system
 from tests.analyze.test_devices import BRW, IOSTAT, LMT, _counters, _insert, _naive, _sid
 from tests.conftest import DATA_DIR
+from tests.narrate import shown
 
 FIO = DATA_DIR / "fio" / "iochar-calibrate-vda-ext4.json"
 
@@ -266,7 +267,7 @@ def test_transfer_sizes_follow_the_histogram(brw, store):
 
 def test_model_summary_and_cost_model(tmp_path):
     table_i = system.cost_model("")
-    text = system.model_summary(table_i)
+    text = shown(system.model_summary(table_i))
     assert "Uselton & Wright 2013, Table I" in text
     for op, (a0, a1) in fsu.TABLE_I.items():
         assert f"{op}s cost {a0 * 1e3:.3g} ms per I/O plus the bytes at {fmt_rate(1 / a1)}" in text
