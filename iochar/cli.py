@@ -490,7 +490,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     try:
-        return _COMMANDS[args.command](args)
+        status = _COMMANDS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the try
+        return status
+    except BrokenPipeError:
+        # the reader went away (``iochar info | head``): stop quietly, as the Python docs
+        # advise (signal module, "Note on SIGPIPE"): point stdout at devnull so the flush
+        # at exit cannot raise again, and exit 1 as Python does on EPIPE
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except IocharError as exc:
         if args.debug:
             raise

@@ -4,7 +4,8 @@ The store creates the contract tables (:mod:`iochar.schema`), records the
 schema version, and is the only writer: every input is loaded in one
 transaction (all of its rows land, or none do), its provenance goes to
 ``sources``, and the same bytes loaded twice are recognised by SHA-256 and
-not loaded again.
+not loaded again (the digest is over the decompressed content, so a gzip
+copy of a loaded file is the same input).
 
 Examples
 --------
@@ -37,11 +38,15 @@ import pyarrow as pa
 
 from iochar import load as _load
 from iochar import schema
-from iochar.errors import IocharError, ParameterError, SkippedRecordsWarning
+from iochar.errors import InputError, IocharError, ParameterError, SkippedRecordsWarning
 from iochar.load._base import Skip
 from iochar.load._text import Source, sha256_of, source_name
 
 __all__ = ["Store", "LoadResult", "default_path"]
+
+#: Tables whose rows describe an input or name things in it, not its records: a
+#: tolerant load that landed rows only here kept nothing valid and is refused.
+_DESCRIPTIVE_TABLES = frozenset({"jobs", "files", "snapshots"})
 
 #: Id sequences the store allocates, and which table/column holds them.
 _ID_KINDS = {
@@ -71,9 +76,10 @@ class LoadResult:
     uri : str
         Absolute path of the input, or ``<buffer>``.
     sha256 : str
-        SHA-256 of the input bytes.
+        SHA-256 of the input's content (decompressed: a gzip copy of a loaded
+        file has the file's digest).
     duplicate : bool
-        True when these bytes were already loaded; nothing was written.
+        True when this content was already loaded; nothing was written.
     rows : dict of str to int
         Rows landed per table.
     skipped : int
@@ -301,26 +307,33 @@ class Store:
         name = source_name(src)
         is_path = isinstance(src, (str, os.PathLike))
         uri = str(Path(name).resolve()) if is_path else name
+        asked = kind  # the kind the caller named, if any
         if is_path:  # hash in the background while the first chunk is parsed
             hasher = ThreadPoolExecutor(1, thread_name_prefix="iochar-sha256")
             hashed = hasher.submit(sha256_of, src)
         else:  # a buffer or open file: one reader at a time
             hasher, hashed = None, None
-            digest, size = sha256_of(src)
+            try:
+                digest, size = sha256_of(src)
+            except InputError as exc:
+                raise _parse_error(src, kind, strict, exc) from exc
         chunks = None
         try:
             if hashed is None:
                 earlier = self.find_source(digest)
                 if earlier is not None:
-                    return self._duplicate(earlier, uri, digest, t0)
+                    return self._duplicate(earlier, uri, digest, t0, asked)
             kind = kind or _load.sniff(src)
             _load.get_loader(kind)  # an unknown kind fails before the transaction
             chunks = _Prefetch(_load.parse(src, kind, strict=strict, chunk_rows=chunk_rows))
             if hashed is not None:
-                digest, size = hashed.result()
+                try:
+                    digest, size = hashed.result()
+                except InputError as exc:
+                    raise _parse_error(src, kind, strict, exc) from exc
                 earlier = self.find_source(digest)
                 if earlier is not None:
-                    return self._duplicate(earlier, uri, digest, t0)
+                    return self._duplicate(earlier, uri, digest, t0, asked)
             # rows of a chunk may land in any order (reads must ORDER BY anyway);
             # this lets DuckDB append in parallel, about 1.5x faster
             self.con.execute("SET preserve_insertion_order = false")
@@ -347,10 +360,27 @@ class Store:
             )
         return result
 
-    def _duplicate(self, earlier: int, uri: str, digest: str, t0: float) -> LoadResult:
+    def _duplicate(
+        self, earlier: int, uri: str, digest: str, t0: float, asked: str | None
+    ) -> LoadResult:
+        """The result for content loaded before; refuses a different explicit kind.
+
+        The same content is stored once, as the kind it was first loaded as.
+        Asking for another kind by name cannot be honoured without loading the
+        content twice, so it is refused (:class:`ParameterError`) rather than
+        silently answered with the earlier kind.
+        """
         old_kind = self.con.execute(
             "SELECT kind FROM sources WHERE source_id = $s", {"s": earlier}
         ).fetchall()[0][0]
+        if asked is not None and asked != old_kind:
+            raise ParameterError(
+                "kind",
+                "Store.load",
+                f"{old_kind!r} or None: {uri} has the content (sha256 {digest[:12]}) of "
+                f"source {earlier}, loaded as {old_kind!r}",
+                asked,
+            )
         return LoadResult(
             earlier, old_kind, uri, digest, duplicate=True, seconds=time.perf_counter() - t0
         )
@@ -404,6 +434,15 @@ class Store:
                 total += frame.num_rows
             if progress is not None:
                 progress(total, None)
+        if skips is not None and skips.count and not set(rows) - _DESCRIPTIVE_TABLES:
+            first = skips.kept[0]
+            raise InputError(
+                uri,
+                first.line,
+                f"at least one valid record (tolerant mode skipped all {skips.count:,} "
+                f"bad records; the first: {first.reason})",
+                kind=kind,
+            )
         meta["rows"] = rows
         if skips is not None and skips.count:
             meta["skipped"] = skips.count
@@ -568,3 +607,24 @@ class _Prefetch:
 
 def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
+
+
+def _parse_error(
+    src: Source, kind: str | None, strict: bool, hash_error: InputError
+) -> InputError:
+    """The parser's own error for an input whose content could not be hashed.
+
+    Hashing reads the whole decompressed stream first, so a compressed input
+    cut short fails there, at a byte offset. A text parser names the line
+    where the stream broke (:func:`iochar.load._text.open_text`), which is
+    what a user can look at; parse once more to get it, else keep the hash
+    error.
+    """
+    try:
+        for _ in _load.parse(src, kind, strict=strict):
+            pass
+    except InputError as exc:
+        return exc
+    except IocharError:
+        pass
+    return hash_error
