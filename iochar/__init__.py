@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from iochar.errors import (
+    DatabaseLockedError,
     InputError,
     IocharError,
     MissingDependencyError,
@@ -32,6 +33,7 @@ __all__ = [
     "UnknownKindError",
     "ParameterError",
     "MissingDependencyError",
+    "DatabaseLockedError",
     "__version__",
 ]
 
@@ -39,7 +41,9 @@ _LAZY = {"Store": "iochar.store", "LoadResult": "iochar.store"}
 _SUBMODULES = ("load", "schema", "store", "errors", "datasets", "cli")
 
 
-def connect(path: str | None = None, *, read_only: bool = False) -> Store:
+def connect(
+    path: str | None = None, *, read_only: bool = False, wait: float | None = None
+) -> Store:
     """Open (or create) an iochar database.
 
     Parameters
@@ -49,15 +53,23 @@ def connect(path: str | None = None, *, read_only: bool = False) -> Store:
         ``$IOCHAR_DB`` or ``./iochar.duckdb``.
     read_only : bool, default False
         Open without write access (several readers may share a file).
+    wait : float, optional
+        Seconds to keep retrying while another process holds the file (one writer or
+        several readers at a time); 0 fails at once. Default ``$IOCHAR_WAIT``, else 5.
 
     Returns
     -------
     Store
         The store owning that database.
+
+    Raises
+    ------
+    DatabaseLockedError
+        When the file is still held by another process after ``wait`` seconds.
     """
     from iochar.store import Store
 
-    return Store(path, read_only=read_only)
+    return Store(path, read_only=read_only, wait=wait)
 
 
 def __getattr__(name: str) -> Any:

@@ -25,6 +25,29 @@ def _db_arg(p: argparse.ArgumentParser) -> None:
         default=None,
         help="database file (default: $IOCHAR_DB or ./iochar.duckdb; ':memory:' works)",
     )
+    _wait_arg(p)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
+    return value
+
+
+def _wait_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--wait",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="while another process (a notebook's query, another load) holds the "
+        "database, retry this long before failing; 0 fails at once "
+        "(default: $IOCHAR_WAIT or 5)",
+    )
 
 
 def _kinds_epilog() -> str:
@@ -147,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the notebooks and their parameters")
     p.add_argument("--keep-notebook", action="store_true", help="also keep the executed .ipynb")
     p.add_argument("--show-code", action="store_true", help="show the code cells in the page too")
+    _wait_arg(p)
 
     p = sub.add_parser(
         "calibrate",
@@ -188,12 +212,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _open(args: argparse.Namespace, read_only: bool = False):
     import iochar
+    from iochar.errors import DatabaseLockedError
 
     path = args.db
     if read_only and path not in (None, ":memory:"):
         if not os.path.exists(path):
             raise IocharError(f"database {path!r} does not exist; load something first")
-    return iochar.connect(path, read_only=read_only)
+    try:
+        return iochar.connect(path, read_only=read_only, wait=args.wait)
+    except DatabaseLockedError as exc:
+        raise exc.with_retry("retry with a longer --wait SECONDS") from None
 
 
 def _progress_bar(enabled: bool, desc: str):
@@ -380,7 +408,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     book = report.resolve(args.name)
     out = args.out or f"{book.stem}.html"
     res = report.run(
-        book, out, params=params, keep_notebook=args.keep_notebook, show_code=args.show_code
+        book,
+        out,
+        params=params,
+        keep_notebook=args.keep_notebook,
+        show_code=args.show_code,
+        wait=args.wait,
     )
     if not res.ok:
         print(f"iochar: error: {book.stem}: {res.error} (report written to {out})", file=sys.stderr)

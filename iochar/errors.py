@@ -22,6 +22,7 @@ __all__ = [
     "SchemaError",
     "MissingDependencyError",
     "ReportError",
+    "DatabaseLockedError",
     "IocharWarning",
     "SkippedRecordsWarning",
 ]
@@ -191,6 +192,87 @@ class MissingDependencyError(IocharError, ImportError):
 
     def __reduce__(self):
         return (type(self), (self.package, self.extra, self.purpose))
+
+
+class DatabaseLockedError(IocharError):
+    """Another process holds the database file's lock, and waiting did not help.
+
+    DuckDB lets one process write a file, or several read it, never both at once.
+    iochar retries opening for ``wait`` seconds (``iochar ... --wait SECONDS``,
+    ``iochar.connect(path, wait=...)``, ``$IOCHAR_WAIT``; default 5) before raising
+    this. The message is one line: the database, the process DuckDB names as the
+    holder, how long iochar waited, and what to do::
+
+        database '/data/iochar.duckdb' is locked by another process (PID 4242,
+        python3.11); still locked after 5 s. Close that program (for a notebook:
+        shut its kernel down) or retry with a longer --wait SECONDS
+
+    Parameters
+    ----------
+    path : str
+        The database file.
+    pid : int, optional
+        Process id of the holder, when DuckDB's message names one.
+    program : str, optional
+        The holder's executable, when DuckDB's message names one.
+    waited : float, default 0.0
+        Seconds spent retrying. [s]
+    retry : str, default "retry with a longer wait=SECONDS"
+        The last clause: how to wait longer where the error is shown.
+    holder_writes : bool, default False
+        True when a read-only open was refused, so the holder is writing (a load):
+        the advice is then to let it finish rather than to close it.
+
+    Attributes
+    ----------
+    path, pid, program, waited, retry, holder_writes
+        The parameters, kept for programmatic use.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        pid: int | None = None,
+        program: str | None = None,
+        waited: float = 0.0,
+        retry: str = "retry with a longer wait=SECONDS",
+        holder_writes: bool = False,
+    ) -> None:
+        self.path, self.pid, self.program, self.waited = path, pid, program, waited
+        self.retry, self.holder_writes = retry, holder_writes
+        holder = "another process"
+        if pid is not None:
+            holder += f" (PID {pid}" + (f", {os.path.basename(program)})" if program else ")")
+        when = f"still locked after {waited:g} s" if waited > 0 else "gave up at once (wait 0)"
+        todo = (
+            "Let that program finish (a load, say)"
+            if holder_writes
+            else "Close that program (for a notebook: shut its kernel down)"
+        )
+        super().__init__(f"database {path!r} is locked by {holder}; {when}. {todo} or {retry}")
+
+    def with_retry(self, retry: str) -> DatabaseLockedError:
+        """The same error with another last clause (how to wait longer there).
+
+        Parameters
+        ----------
+        retry : str
+            The clause, e.g. ``"retry with a longer --wait SECONDS"``.
+
+        Returns
+        -------
+        DatabaseLockedError
+            A new error; raise it ``from None``.
+        """
+        return type(self)(self.path, self.pid, self.program, self.waited, retry, self.holder_writes)
+
+    def __reduce__(self):
+        args = (self.path, self.pid, self.program, self.waited, self.retry, self.holder_writes)
+        return (type(self), args)
+
+    def _render_traceback_(self) -> list[str]:
+        # in a notebook: this one line, not a traceback (as ReportError)
+        return [f"DatabaseLockedError: {self}"]
 
 
 class IocharWarning(UserWarning):

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from iochar import __version__
-from iochar.errors import IocharError, MissingDependencyError, ReportError
+from iochar.errors import IocharError, MissingDependencyError, ParameterError, ReportError
 from iochar.notebook import REPORT_ENV
 
 __all__ = [
@@ -268,7 +268,7 @@ def coerce(path: str | os.PathLike[str], pairs: Iterable[tuple[str, Any]]) -> di
 
 def _error_line(exc: Exception) -> str:
     ename, evalue = getattr(exc, "ename", type(exc).__name__), getattr(exc, "evalue", str(exc))
-    if ename == "ReportError":
+    if ename in ("ReportError", "DatabaseLockedError"):
         return str(evalue)
     first = str(evalue).strip().splitlines()[0] if str(evalue).strip() else ""
     cell = getattr(exc, "exec_count", None)
@@ -284,6 +284,7 @@ def run(
     timeout_s: float = 600.0,
     keep_notebook: bool = False,
     show_code: bool = False,
+    wait: float | None = None,
 ) -> ReportResult:
     """Execute a notebook with papermill and write its HTML report.
 
@@ -301,6 +302,11 @@ def run(
         Also keep the executed ``.ipynb`` beside the HTML file.
     show_code : bool, default False
         Show the code cells in the page too (default: narrative and outputs only).
+    wait : float, optional
+        Seconds the notebook's cells retry opening the database while another process
+        (``iochar load``) holds it, before failing with one line; default
+        ``$IOCHAR_WAIT``, else 5. The notebook holds the file only while a cell
+        queries it (:func:`iochar.notebook.open_store`). [s]
 
     Returns
     -------
@@ -320,6 +326,8 @@ def run(
         from papermill.exceptions import PapermillExecutionError
     except ImportError as exc:
         raise MissingDependencyError(exc.name or "papermill", "report", "iochar report") from exc
+    if wait is not None and not (type(wait) in (int, float) and wait >= 0):
+        raise ParameterError("wait", "report.run", "a number of seconds >= 0", wait)
     path = resolve(name)
     pairs = list(params.items()) if isinstance(params, Mapping) else list(params)
     values = coerce(path, pairs)
@@ -329,6 +337,9 @@ def run(
     error: str | None = None
     old = os.environ.get(REPORT_ENV)
     os.environ[REPORT_ENV] = "1"
+    old_wait = os.environ.get("IOCHAR_WAIT")
+    if wait is not None:  # the kernel inherits the environment
+        os.environ["IOCHAR_WAIT"] = repr(float(wait))
     t0 = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory(prefix="iochar-report-") as tmp:
@@ -358,6 +369,10 @@ def run(
             os.environ.pop(REPORT_ENV, None)
         else:
             os.environ[REPORT_ENV] = old
+        if old_wait is None:
+            os.environ.pop("IOCHAR_WAIT", None)
+        else:
+            os.environ["IOCHAR_WAIT"] = old_wait
     seconds = time.perf_counter() - t0
     shown = parameters(path) | values
     title = _title(nb) or path.stem

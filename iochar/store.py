@@ -24,6 +24,7 @@ import datetime as _dt
 import json
 import os
 import queue
+import re
 import threading
 import time
 import warnings
@@ -38,11 +39,17 @@ import pyarrow as pa
 
 from iochar import load as _load
 from iochar import schema
-from iochar.errors import InputError, IocharError, ParameterError, SkippedRecordsWarning
+from iochar.errors import (
+    DatabaseLockedError,
+    InputError,
+    IocharError,
+    ParameterError,
+    SkippedRecordsWarning,
+)
 from iochar.load._base import Skip
 from iochar.load._text import Source, sha256_of, source_name
 
-__all__ = ["Store", "LoadResult", "default_path"]
+__all__ = ["Store", "LoadResult", "default_path", "default_wait", "DEFAULT_WAIT"]
 
 #: Tables whose rows describe an input or name things in it, not its records: a
 #: tolerant load that landed rows only here kept nothing valid and is refused.
@@ -61,6 +68,41 @@ ProgressFn = Callable[[int, int | None], None]
 def default_path() -> str:
     """``$IOCHAR_DB`` when set, else ``./iochar.duckdb``."""
     return os.environ.get("IOCHAR_DB") or "iochar.duckdb"
+
+
+#: Seconds a store keeps retrying to open a database another process holds. [s]
+DEFAULT_WAIT = 5.0
+
+#: DuckDB's words for "another process holds the file lock" (duckdb 1.x and 2.x).
+_LOCK_RE = re.compile(r"Could not set lock on file|Conflicting lock is held")
+_HOLDER_RE = re.compile(r"Conflicting lock is held in (.*?) \(PID (\d+)\)")
+
+
+def default_wait() -> float:
+    """``$IOCHAR_WAIT`` (seconds) when set, else :data:`DEFAULT_WAIT` (5 s).
+
+    Raises
+    ------
+    IocharError
+        When ``$IOCHAR_WAIT`` is not a number >= 0.
+    """
+    text = os.environ.get("IOCHAR_WAIT", "").strip()
+    if not text:
+        return DEFAULT_WAIT
+    try:
+        return _check_wait(text)
+    except ParameterError:
+        raise IocharError(f"$IOCHAR_WAIT must be a number of seconds >= 0, got {text!r}") from None
+
+
+def _check_wait(wait: Any, caller: str = "Store") -> float:
+    try:
+        value = float(wait)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value >= 0 or isinstance(wait, bool):  # NaN and negatives fail here
+        raise ParameterError("wait", caller, "a number of seconds >= 0", wait)
+    return value
 
 
 @dataclass
@@ -146,29 +188,112 @@ class Store:
         Database file, or ``":memory:"``. Default :func:`default_path`.
     read_only : bool, default False
         Open without write access.
+    wait : float, optional
+        While another process holds the file (DuckDB allows one writer or several
+        readers), keep retrying this long before raising
+        :class:`~iochar.errors.DatabaseLockedError`; 0 fails at once. Default
+        :func:`default_wait` (``$IOCHAR_WAIT``, else 5 s). Also used when the
+        connection is reopened after :meth:`release`. [s]
 
     Attributes
     ----------
     path : str
         The database path.
     con : duckdb.DuckDBPyConnection
-        The connection (read with it freely; write only through the store).
+        The connection (read with it freely; write only through the store). After
+        :meth:`release` the next use of ``con`` (or of any method) opens it again.
+    wait : float
+        Seconds to retry opening a locked file. [s]
+
+    Raises
+    ------
+    DatabaseLockedError
+        When another process still holds the file after ``wait`` seconds.
+    IocharError
+        When the file cannot be opened otherwise, or is not an iochar database of
+        this schema version.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+    #: how to wait longer, the last clause of a DatabaseLockedError (the CLI and the
+    #: notebooks name their own option)
+    _retry = "retry with a longer wait=SECONDS"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        wait: float | None = None,
+    ):
         self.path = os.fspath(path) if path is not None else default_path()
         self.read_only = read_only
+        self.wait = default_wait() if wait is None else _check_wait(wait)
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._closed = False
+        self._open()
+
+    # ------------------------------------------------------------------ connection
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The DuckDB connection, opened again on first use after :meth:`release`."""
+        if self._con is None:
+            if self._closed:
+                raise IocharError(f"database {self.path!r} is closed")
+            self._open()
+        return self._con
+
+    def _open(self) -> None:
+        """Connect, retrying for ``self.wait`` seconds while another process holds the lock."""
+        t0 = time.monotonic()
+        pause = 0.05
+        while True:
+            try:
+                con = duckdb.connect(self.path, read_only=self.read_only)
+                break
+            except duckdb.Error as exc:
+                text = str(exc)
+                if not _LOCK_RE.search(text):
+                    raise IocharError(f"cannot open database {self.path!r}: {exc}") from exc
+                waited = time.monotonic() - t0
+                if waited >= self.wait:
+                    m = _HOLDER_RE.search(text)
+                    raise DatabaseLockedError(
+                        os.path.abspath(self.path),
+                        int(m.group(2)) if m else None,
+                        m.group(1) if m else None,
+                        self.wait,
+                        self._retry,
+                        holder_writes=self.read_only,  # only a writer keeps readers out
+                    ) from None
+                time.sleep(min(pause, self.wait - waited))
+                pause = min(pause * 2, 0.5)
         try:
-            self.con = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.Error as exc:
-            raise IocharError(f"cannot open database {self.path!r}: {exc}") from exc
-        try:
-            self.con.execute("SET enable_progress_bar = false")
+            con.execute("SET enable_progress_bar = false")
         except duckdb.InvalidInputException:
             # in a Jupyter kernel without ipywidgets DuckDB refuses to touch the setting
             # at all; it cannot draw a bar there either, so there is nothing to switch off
             pass
-        self._init_schema()
+        self._con = con
+        try:
+            self._init_schema()
+        except BaseException:
+            self._con = None
+            con.close()  # do not keep holding a file we refuse
+            raise
+
+    def release(self) -> None:
+        """Close the connection but keep the store: the next query opens it again.
+
+        Between a release and the next use the file is free for other processes
+        (``iochar load`` while a notebook stays open; :func:`iochar.notebook.open_store`
+        releases after every cell). Relations from :meth:`sql`, cursors, registered
+        views and temporary tables made before the release do not survive it. An
+        in-memory database is never released (it would be lost).
+        """
+        if self._con is None or not self.path or self.path.startswith(":memory:"):
+            return
+        con, self._con = self._con, None
+        con.close()
 
     # ------------------------------------------------------------------ schema
     def _init_schema(self) -> None:
@@ -536,8 +661,11 @@ class Store:
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
-        """Close the connection."""
-        self.con.close()
+        """Close the connection for good (use :meth:`release` to reopen on demand)."""
+        self._closed = True
+        if self._con is not None:
+            con, self._con = self._con, None
+            con.close()
 
     def __enter__(self) -> Store:
         return self
