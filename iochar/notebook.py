@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -86,8 +87,28 @@ def _float(x: float) -> str:
     return f"{x:.4g}"
 
 
-def open_store(db: str | os.PathLike[str] = "", *, data: str | None = None):
-    """Open the notebook's database read-only.
+def open_store(
+    db: str | os.PathLike[str] = "",
+    *,
+    data: str | None = None,
+    wait: float | None = None,
+    hold: bool = False,
+):
+    """Open the notebook's database read-only, holding the file only while a cell runs.
+
+    DuckDB lets one process write a file or several read it, not both. So that
+    ``iochar load`` can add data while a notebook stays open, inside IPython (Jupyter,
+    papermill, ``iochar report``) the store's connection is released when each cell
+    ends (an IPython ``post_run_cell`` hook) and opened again by the next query, which
+    then sees what was loaded meanwhile. If a load holds the file at that moment the
+    query retries for ``wait`` seconds, then fails with one line
+    (:class:`iochar.errors.DatabaseLockedError`).
+
+    Everything that returns data (``store.sql(...).df()``, ``store.row_counts()``, the
+    analysis functions) works as before. What does not outlive its cell: a relation
+    not yet fetched (``rel = store.sql(...)`` in one cell, ``rel.df()`` in the next),
+    cursors, and views or temporary tables made on ``store.con``. Fetch in the same
+    cell, or pass ``hold=True``.
 
     Parameters
     ----------
@@ -96,6 +117,13 @@ def open_store(db: str | os.PathLike[str] = "", *, data: str | None = None):
         the bundled data (:func:`iochar.demo.cached_database`; built once, about 10 s).
     data : str, optional
         Real-fixture folder for the demo database instead of the bundled ``data/``.
+    wait : float, optional
+        Seconds to retry opening while another process (a load) holds the file; 0
+        fails at once. Default ``$IOCHAR_WAIT`` (``iochar report --wait`` sets it),
+        else 5. [s]
+    hold : bool, default False
+        Keep the file open until the kernel stops or ``store.close()`` (the behaviour
+        before: every ``iochar load`` on it fails meanwhile).
 
     Returns
     -------
@@ -106,8 +134,11 @@ def open_store(db: str | os.PathLike[str] = "", *, data: str | None = None):
     ------
     ReportError
         When ``db`` names a file that does not exist.
+    DatabaseLockedError
+        When another process still holds the file after ``wait`` seconds.
     """
     import iochar
+    from iochar.errors import DatabaseLockedError
 
     if not db:
         from iochar import demo
@@ -117,7 +148,47 @@ def open_store(db: str | os.PathLike[str] = "", *, data: str | None = None):
         path = Path(db)
         if not path.is_file():
             raise ReportError(f"database {str(db)!r} does not exist")
-    return iochar.connect(str(path), read_only=True)
+    retry = (
+        "retry with a longer iochar report --wait SECONDS"
+        if os.environ.get(REPORT_ENV)
+        else "retry with open_store(db, wait=SECONDS)"
+    )
+    try:
+        store = iochar.connect(str(path), read_only=True, wait=wait)
+    except DatabaseLockedError as exc:
+        raise exc.with_retry(retry) from None
+    store._retry = retry  # for the reopening queries of later cells
+    if not hold:
+        _release_after_each_cell(store)
+    return store
+
+
+#: Stores whose connection is released when a cell ends (weak: a dropped store goes).
+_RELEASED: weakref.WeakSet = weakref.WeakSet()
+
+
+def _release_stores(result: Any = None) -> None:
+    """IPython ``post_run_cell`` hook: free the database files between cells."""
+    for store in list(_RELEASED):
+        try:
+            store.release()
+        except Exception:  # a failed close must not disturb the cell's output
+            pass
+
+
+def _release_after_each_cell(store) -> bool:
+    """Release ``store`` after every cell of the running IPython; False outside IPython."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "events"):
+        return False
+    if _release_stores not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", _release_stores)
+    _RELEASED.add(store)
+    return True
 
 
 def _span(values: Sequence[Any], noun: str) -> str:
