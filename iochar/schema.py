@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from iochar.errors import SchemaError
 
-_QUALITY_DOC = "ok, reset, wrap, gap, gap_reset or gap_wrap (see load._counters)."
+_QUALITY_DOC = "ok, reset, wrap, gap, gap_reset, gap_wrap or implausible (see load._counters)."
 
 __all__ = ["Column", "TABLES", "OPS", "SCHEMA_VERSION", "ID_COLUMNS", "check_frame", "ddl"]
 

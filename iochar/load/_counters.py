@@ -30,6 +30,21 @@ Each output row carries ``quality`` in
 ``{"ok", "reset", "wrap", "gap", "gap_reset", "gap_wrap"}``.
 Timestamps that go backwards within a series are an input error; the caller
 gets the offending sample's index to name the line.
+
+Plausible amounts
+-----------------
+Every cumulative sample and every per-interval amount a counter loader reads
+(``iostat``, ``diskstats``, ``lmt``, ``brw_stats``) must be finite, at least 0
+and at most :data:`AMOUNT_MAX` = 2**64, in the tool's own unit. The tools
+these come from keep 64-bit unsigned counters (the kernel's block-layer
+statistics behind ``/proc/diskstats`` and ``iostat``, Lustre's ``__u64``
+lprocfs counters behind ``brw_stats`` and LMT), so no sample can be larger
+and no interval can count more; 2**64 bytes is also 16 EiB, more than any
+storage system moves in an interval. A negative amount is a tool bug or a
+corrupt file (sysstat never prints one). :func:`implausible` finds them;
+strict loads refuse the line, tolerant loads keep the row with ``value`` NULL
+and ``quality`` ``"implausible"`` (:func:`flag_implausible`) when the row
+exists, or skip the record.
 """
 
 from __future__ import annotations
@@ -38,11 +53,82 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Deltas", "deltas", "mark_gaps", "series_median", "QUALITY"]
+__all__ = [
+    "Deltas",
+    "deltas",
+    "mark_gaps",
+    "series_median",
+    "QUALITY",
+    "AMOUNT_MAX",
+    "EXPECT_AMOUNT",
+    "implausible",
+    "flag_implausible",
+]
 
 #: The values of the ``quality`` column, by code.
-QUALITY = np.array(["ok", "reset", "wrap", "gap", "gap_reset", "gap_wrap"], dtype=object)
-OK, RESET, WRAP, GAP, GAP_RESET, GAP_WRAP = 0, 1, 2, 3, 4, 5
+QUALITY = np.array(
+    ["ok", "reset", "wrap", "gap", "gap_reset", "gap_wrap", "implausible"], dtype=object
+)
+OK, RESET, WRAP, GAP, GAP_RESET, GAP_WRAP, IMPLAUSIBLE = 0, 1, 2, 3, 4, 5, 6
+
+#: Largest plausible counter sample or per-interval amount (see "Plausible amounts").
+AMOUNT_MAX = float(2**64)
+
+#: What an error says a counter value should be.
+EXPECT_AMOUNT = "counter values that are finite, >= 0 and at most 2**64 (64-bit counters)"
+
+
+def implausible(value) -> np.ndarray:
+    """Which values cannot be a 64-bit counter's sample or amount.
+
+    Parameters
+    ----------
+    value : array of float or int
+        Samples or per-interval amounts, in the tool's unit.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the value is NaN, infinite, negative or above
+        :data:`AMOUNT_MAX` (see the module docstring for the rule).
+
+    Examples
+    --------
+    >>> implausible(np.array([0.0, 5.0, -5.0, 1e300, np.nan, np.inf])).tolist()
+    [False, False, True, True, True, True]
+    """
+    v = np.asarray(value)
+    if v.dtype.kind == "u":
+        return v.astype(np.float64) > AMOUNT_MAX
+    v = v.astype(np.float64, copy=False)
+    with np.errstate(invalid="ignore"):
+        return ~((v >= 0) & (v <= AMOUNT_MAX))  # NaN fails both
+
+
+def flag_implausible(table, bad: np.ndarray):
+    """``counters`` rows with ``value`` NULL and ``quality`` ``"implausible"`` where ``bad``.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        ``counters`` rows (``value`` and ``quality`` columns).
+    bad : numpy.ndarray of bool
+        One flag per row, from :func:`implausible`.
+
+    Returns
+    -------
+    pyarrow.Table
+        The same rows, the flagged ones marked (tolerant mode).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    mask = pa.array(bad)
+    value = pc.if_else(mask, pa.scalar(None, pa.float64()), table.column("value"))
+    old = table.column("quality")
+    quality = pc.if_else(mask, "implausible", old.cast(pa.string())).cast(old.type)
+    table = table.set_column(table.schema.get_field_index("value"), "value", value)
+    return table.set_column(table.schema.get_field_index("quality"), "quality", quality)
 
 
 @dataclass(frozen=True)

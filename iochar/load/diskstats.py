@@ -68,6 +68,12 @@ __all__ = ["DiskstatsLoader", "FIELDS"]
 
 KIND = "diskstats"
 
+#: The largest value of a ``/proc/diskstats`` field: the kernel prints them from
+#: ``unsigned long`` (64-bit) counters (Documentation/admin-guide/iostats.rst).
+_U64_MAX = 2**64 - 1
+
+_EXPECT_COUNTERS = "integer counters from 0 to 2**64-1 after the device name"
+
 #: counter position after the name (0-based) -> (metric, scale, wrap bits; None = gauge).
 #: The millisecond fields are ``unsigned int`` in the kernel and wrap at 2**32.
 FIELDS: tuple[tuple[str, float, int | None], ...] = (
@@ -160,7 +166,7 @@ class DiskstatsLoader:
             skips.add(len(lines) + 1, "last line cut short (no newline)")
         snaps: list[tuple[int, float]] = []  # (line, t)
         dev_names: dict[bytes, int] = {}
-        rows_dev, rows_snap, rows_line, rows_vals = [], [], [], []
+        rows_dev, rows_snap, rows_line, rows_vals, rows_nf = [], [], [], [], []
         cur = -1
         seen: set[bytes] = set()
         for i, ln in enumerate(lines):
@@ -173,10 +179,10 @@ class DiskstatsLoader:
                     vals = [int(x) for x in f[3:]]
                 except ValueError:
                     vals = None
-                if vals is None or any(v < 0 for v in vals):
+                if vals is None or any(v < 0 or v > _U64_MAX for v in vals):
                     if skips is None:
-                        raise _bad(name, lineno, "integer counters after the device name", ln)
-                    skips.add(lineno, "counters not integers")
+                        raise _bad(name, lineno, _EXPECT_COUNTERS, ln)
+                    skips.add(lineno, "counters not integers from 0 to 2**64-1")
                     continue
                 if cur < 0:
                     if skips is None:
@@ -192,7 +198,8 @@ class DiskstatsLoader:
                 rows_dev.append(dev_names.setdefault(f[2], len(dev_names)))
                 rows_snap.append(cur)
                 rows_line.append(lineno)
-                rows_vals.append(vals + [-1] * (17 - len(vals)))
+                rows_vals.append(vals + [0] * (17 - len(vals)))
+                rows_nf.append(len(vals))
                 continue
             t = _parse_time(ln) if len(f) <= 3 else None
             if t is None:
@@ -218,7 +225,9 @@ class DiskstatsLoader:
             raise _bad(name, None, "at least one timestamp line")
         dev = np.array(rows_dev, np.int64)
         snap = np.array(rows_snap, np.int64)
-        vals = np.array(rows_vals, np.int64).reshape(len(rows_vals), 17)
+        # the kernel's fields are unsigned long: uint64 holds every one of them exactly
+        vals = np.array(rows_vals, np.uint64).reshape(len(rows_vals), 17)
+        nf = np.array(rows_nf, np.int64)
         # a last snapshot listing fewer devices than the one before: cut short
         if len(snaps) >= 2:
             last, before = len(snaps) - 1, len(snaps) - 2
@@ -236,7 +245,7 @@ class DiskstatsLoader:
                     )
                 skips.add(snaps[last][0], "last snapshot cut short")
                 keep = snap != last
-                dev, snap, vals = dev[keep], snap[keep], vals[keep]
+                dev, snap, vals, nf = dev[keep], snap[keep], vals[keep], nf[keep]
         t_snap = np.array([t for _, t in snaps])
         names = [k.decode("utf-8", "backslashreplace") for k in dev_names]
         # a device that vanishes and comes back starts a new series
@@ -249,7 +258,7 @@ class DiskstatsLoader:
         tables = []
         for j, (metric, scale, bits) in enumerate(FIELDS):
             v = vals[:, j]
-            has = v >= 0
+            has = nf > j
             if not has.any():
                 continue
             idx = np.flatnonzero(has)
@@ -279,7 +288,7 @@ class DiskstatsLoader:
                 )
             )
         counters = pa.concat_tables(tables) if tables else None
-        ncnt = sorted({int(np.sum(r >= 0)) for r in vals}) if len(vals) else []
+        ncnt = sorted(set(nf.tolist()))
         meta = {
             "tool": "/proc/diskstats",
             "format": "timestamped snapshots",

@@ -78,6 +78,7 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
+from iochar.load._counters import EXPECT_AMOUNT, flag_implausible, implausible
 from iochar.load._text import Source, open_text, source_name
 
 __all__ = ["IostatLoader", "COLUMN_MAP", "CPU_MAP", "JSON_KEYS"]
@@ -981,7 +982,14 @@ class IostatLoader:
             else:
                 names = st.names.encode(blk, rows)
                 cols = st.dev_layouts[h]
-            out.append(self._emit(names, rep_ts[rep], rep_iv[rep], mat, cols, st, is_cpu))
+            table = self._emit(names, rep_ts[rep], rep_iv[rep], mat, cols, st, is_cpu)
+            bad = implausible(table.column("value").to_numpy())
+            if bad.any():  # rows are metric-major: row k is line rows[k % len(rows)]
+                if skips is None:
+                    i = int(rows[np.flatnonzero(bad) % len(rows)].min())
+                    raise _bad(name, first_line + i, EXPECT_AMOUNT, blk.line_text(i))
+                table = flag_implausible(table, bad)
+            out.append(table)
         return _concat(out) if out else None
 
     @staticmethod
@@ -1196,6 +1204,13 @@ class IostatLoader:
         tables = {}
         if out:
             tb = pa.concat_tables([t.cast(out[0].schema) for t in out])
+            bad = implausible(tb.column("value").to_numpy())
+            if bad.any():
+                if skips is None:
+                    k = int(np.flatnonzero(bad)[0])
+                    row = {c: tb.column(c)[k].as_py() for c in ("target", "metric", "ts")}
+                    raise _bad(name, None, EXPECT_AMOUNT, f"{row} = {tb.column('value')[k]}")
+                tb = flag_implausible(tb, bad)
             tables["counters"] = tb
         yield Parsed(tables=tables, meta=meta, skips=skips)
 

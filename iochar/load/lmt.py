@@ -55,7 +55,15 @@ import pyarrow as pa
 from iochar.errors import InputError
 from iochar.load import register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._counters import GAP, GAP_RESET, QUALITY, RESET, deltas
+from iochar.load._counters import (
+    EXPECT_AMOUNT,
+    GAP,
+    GAP_RESET,
+    QUALITY,
+    RESET,
+    deltas,
+    implausible,
+)
 from iochar.load._text import Source, local_path, open_binary, open_text, source_name
 
 __all__ = ["LmtLoader", "CSV_METRICS"]
@@ -236,6 +244,17 @@ class LmtLoader:
             df, meta = _parse_csv(src, name, strict, skips)
             # file order kept within a series: times going backwards are errors
             df = df.sort("target", "metric", maintain_order=True)
+        bad = implausible(df["v"].to_numpy())
+        if bad.any():  # a 64-bit counter sample cannot be negative, non-finite or > 2**64
+            k = int(np.flatnonzero(bad)[0])
+            row = df.row(k, named=True)
+            if strict:
+                raise _bad(
+                    name, row["line"], EXPECT_AMOUNT, f"{row['target']} {row['metric']} {row['v']}"
+                )
+            for k in np.flatnonzero(bad).tolist():
+                skips.add(df["line"][k], f"expected {EXPECT_AMOUNT}")
+            df = df.filter(~pl.Series(bad))
         key = df.select(pl.struct("target", "metric").rank("dense")).to_series().to_numpy()
         t = df["ts"].dt.epoch("us").to_numpy() / 1e6
         d = deltas(key, t, df["v"].to_numpy())

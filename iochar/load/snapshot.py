@@ -163,6 +163,12 @@ def _snapshots_table(root: str | None, taken_at: dt.datetime | None) -> pa.Table
     )
 
 
+#: Largest size or uid the contract's BIGINT columns hold.
+_INT64_MAX = 2**63 - 1
+#: Largest epoch time (either sign) a timestamp[us] holds, rounded down. [s]
+_MAX_EPOCH_S = 9.2e12
+
+
 def _seconds_to_ts(arr: Any) -> pa.Array:
     """Epoch seconds (float) to timestamp[us], rounded to the nearest microsecond."""
     us = pc.round(pc.multiply(arr, 1e6))
@@ -192,7 +198,9 @@ def _check_find_values(tb: pa.Table) -> list[tuple[pa.ChunkedArray, str]]:
         (pc.equal(pc.utf8_length(tb.column("path")), 0), "a non-empty path in field 7"),
     ]
     for c in ("atime", "mtime", "ctime"):
-        checks.append((pc.invert(pc.is_finite(tb.column(c))), f"a finite {c} [s]"))
+        # a timestamp[us] holds +-2**63 us: about +-292,000 years around 1970
+        ok = pc.and_(pc.is_finite(tb.column(c)), pc.less(pc.abs(tb.column(c)), _MAX_EPOCH_S))
+        checks.append((pc.invert(ok), f"a finite {c} within +-292,000 years of 1970 [s]"))
     return checks
 
 
@@ -447,6 +455,10 @@ def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterat
                 rec["bad"] = True
                 continue
             rec["size"], rec["type"] = int(m[1]), m[2]
+            if rec["size"] > _INT64_MAX:
+                fail(line, "a size from 0 to 2**63-1 (BIGINT) [bytes]", raw)
+                rec["bad"] = True
+                continue
         elif head == "Access" and "Uid:" in text:
             m = _UID_RE.search(text)
             if m is None:
@@ -454,6 +466,10 @@ def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterat
                 rec["bad"] = True
                 continue
             rec["uid"] = int(m[1])
+            if rec["uid"] > _INT64_MAX:
+                fail(line, "a uid from 0 to 2**63-1 (BIGINT)", raw)
+                rec["bad"] = True
+                continue
         elif head in times:
             us = _stat_time(stripped.split(":", 1)[1])
             if us is None:

@@ -529,7 +529,27 @@ def _records(block: bytes) -> Iterator[tuple[int, list[str], str]]:
     for k, raw in enumerate(block.decode("utf-8", "replace").split("\n")):
         raw = raw.rstrip("\r")
         if raw:
-            yield k, next(csv.reader([raw])), raw
+            yield k, _split(raw), raw
+
+
+def _split(raw: str) -> list[str]:
+    """The fields of one CSV line.
+
+    Python's csv module refuses a field over ``csv.field_size_limit()`` (128 KiB)
+    that the Arrow reader the loader uses accepts; such a line is split with Arrow
+    too, so both readers agree on it. A line neither can split has no fields.
+    """
+    try:
+        return next(csv.reader([raw]))
+    except csv.Error:
+        try:
+            tb = pacsv.read_csv(
+                pa.py_buffer(raw.encode()),
+                read_options=pacsv.ReadOptions(autogenerate_column_names=True),
+            )
+        except pa.ArrowInvalid:
+            return []
+        return ["" if c[0].as_py() is None else str(c[0].as_py()) for c in tb.columns]
 
 
 def _bad_value(want: pa.DataType | None, value: str) -> bool:
