@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import html
+import logging
 import os
 import re
 import tempfile
@@ -276,6 +277,72 @@ def _error_line(exc: Exception) -> str:
     return f"{where}raised {ename}: {first}"
 
 
+#: Kernels started for one report when a kernel stops before running any cell (a start
+#: problem such as a kernel killed under load), counting the first: bounded, and only
+#: while nothing has run, so a report never runs a cell twice.
+KERNEL_STARTS = 2
+
+
+def _kernel_manager_class(folder: Path, log: Path) -> type:
+    """The kernel manager papermill uses for one report's kernel.
+
+    The kernel's own stdout and stderr go to ``log`` instead of ours: what a kernel
+    writes there (a thread's traceback when it shuts down, a failed start) is not the
+    report's output, and ``iochar report`` keeps its error to one line; :func:`run`
+    quotes the log's last line when the kernel could not run the notebook. On POSIX the
+    kernel talks over Unix sockets in ``folder`` rather than TCP ports: jupyter_client
+    picks free TCP ports, closes them and hands them to the kernel to bind, so two
+    processes starting kernels at once (``iochar demo`` runs notebooks in parallel
+    processes; tests or users run reports side by side) can pick the same port and a
+    kernel then fails to bind it (``Address already in use``: the kernel dies at start,
+    or its heartbeat thread dies with a traceback on stderr). Socket files in a folder
+    of our own cannot be taken by anyone else.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class ReportKernelManager(AsyncKernelManager):
+        def __init__(self, **kw: Any) -> None:
+            if os.name == "posix":  # Unix sockets (Windows has no ipc transport)
+                kw.update(transport="ipc", ip=str(folder / "zmq"), cache_ports=False)
+            super().__init__(**kw)
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            with open(log, "ab") as out:  # the kernel holds its own copy of the file
+                kw["stdout"] = kw["stderr"] = out
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return ReportKernelManager
+
+
+def _cells_started(executed: Path) -> bool:
+    """Whether papermill's record of the run shows any code cell started."""
+    try:
+        import nbformat
+
+        nb = nbformat.read(str(executed), as_version=4)
+    except Exception:  # not written: papermill stopped before the kernel ran anything
+        return False
+    return any(
+        c.cell_type == "code"
+        and (
+            c.get("execution_count") is not None
+            or c.metadata.get("papermill", {}).get("status", "pending") != "pending"
+        )
+        for c in nb.cells
+    )
+
+
+def _kernel_said(log: Path, starts: int) -> str:
+    """The last line the kernel wrote on its stderr, for the error line."""
+    try:
+        lines = [ln.strip() for ln in log.read_text(errors="replace").splitlines()]
+    except OSError:
+        lines = []
+    lines = [ln for ln in lines if ln]
+    said = f"; the kernel said: {lines[-1][:200]}" if lines else ""
+    return f" (kernel started {starts} time{'s' if starts > 1 else ''}{said})"
+
+
 def run(
     name: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -341,30 +408,43 @@ def run(
     if wait is not None:  # the kernel inherits the environment
         os.environ["IOCHAR_WAIT"] = repr(float(wait))
     t0 = time.perf_counter()
+    # papermill logs a kernel that died at start; the retry or our error line covers it
+    quiet = logging.NullHandler()
+    logging.getLogger("papermill").addHandler(quiet)
     try:
         with tempfile.TemporaryDirectory(prefix="iochar-report-") as tmp:
             target = executed if keep_notebook else Path(tmp) / path.name
-            try:
-                papermill.execute_notebook(
-                    str(path),
-                    str(target),
-                    parameters=values,
-                    kernel_name="python3",
-                    progress_bar=False,
-                    request_save_on_cell_execute=False,
-                    cwd=str(path.parent),
-                    execution_timeout=timeout_s,
-                    # the kernel's own log (TCP without encryption at start, an interrupt at
-                    # shutdown) is noise here; cell errors come back as outputs
-                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-                )
-            except PapermillExecutionError as exc:
-                error = _error_line(exc)
-            except Exception as exc:  # the kernel died, a cell timed out, no kernel...
-                text = str(exc).strip().splitlines()
-                error = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+            for attempt in range(1, KERNEL_STARTS + 1):
+                kernel_log = Path(tmp) / f"kernel-{attempt}.log"
+                error = None
+                try:
+                    papermill.execute_notebook(
+                        str(path),
+                        str(target),
+                        parameters=values,
+                        kernel_name="python3",
+                        kernel_manager_class=_kernel_manager_class(Path(tmp), kernel_log),
+                        progress_bar=False,
+                        request_save_on_cell_execute=False,
+                        cwd=str(path.parent),
+                        execution_timeout=timeout_s,
+                        # the kernel's own log (TCP without encryption at start, an interrupt
+                        # at shutdown) is noise here; cell errors come back as outputs
+                        extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+                    )
+                except PapermillExecutionError as exc:
+                    error = _error_line(exc)
+                except Exception as exc:  # the kernel died, a cell timed out, no kernel...
+                    text = str(exc).strip().splitlines()
+                    error = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+                    if not _cells_started(target):
+                        if attempt < KERNEL_STARTS:
+                            continue  # nothing ran: a fresh kernel cannot do harm
+                        error += _kernel_said(kernel_log, attempt)
+                break
             nb = nbformat.read(str(target if target.exists() else path), as_version=4)
     finally:
+        logging.getLogger("papermill").removeHandler(quiet)
         if old is None:
             os.environ.pop(REPORT_ENV, None)
         else:

@@ -143,6 +143,7 @@ def _charts_in(book) -> int:
     return n
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
 def test_report_html_is_self_contained_with_rendered_charts(demo_run, book):
     out, rc, log = demo_run
@@ -160,6 +161,7 @@ def test_report_html_is_self_contained_with_rendered_charts(demo_run, book):
     assert "Traceback" not in page and "Error" not in re.sub(r"<[^>]+>", "", page)[:2000]
 
 
+@pytest.mark.notebooks
 def test_report_narrative_is_computed_from_the_data(demo_run):
     out, rc, log = demo_run
     page = (out / "00-overview.html").read_text()
@@ -202,6 +204,7 @@ BAD = [
 ]
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("name,key,value,message", BAD, ids=[b[0] for b in BAD])
 def test_missing_job_target_or_snapshot_stops_the_report_with_one_line(
     demo_run, tmp_path, name, key, value, message
@@ -229,6 +232,7 @@ def test_missing_job_target_or_snapshot_stops_the_report_with_one_line(
     assert "Traceback" not in page
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("book", BOOKS, ids=lambda p: p.stem)
 def test_database_without_the_needed_tables(tmp_path, book):
     empty = tmp_path / "empty.duckdb"
@@ -244,6 +248,7 @@ def test_database_without_the_needed_tables(tmp_path, book):
     assert "no rows in" in html.read_text() and "Traceback" not in html.read_text()
 
 
+@pytest.mark.notebooks
 def test_database_that_does_not_exist(tmp_path):
     proc = _cli("00", "--db", str(tmp_path / "missing.duckdb"), "-o", str(tmp_path / "r.html"))
     assert proc.returncode != 0
@@ -270,6 +275,7 @@ def test_list_shows_every_notebook_and_its_parameters():
         assert "db=''" in proc.stdout
 
 
+@pytest.mark.notebooks
 def test_default_parameters_run_top_to_bottom(tmp_path, monkeypatch):
     """What ``jupyter lab notebooks/`` does: no parameters, the demo database by default."""
     monkeypatch.setenv("IOCHAR_CACHE", str(tmp_path / "cache"))
@@ -300,6 +306,7 @@ def test_to_html_banner_and_no_external_urls():
     assert "<td>db</td><td>&#x27;a.duckdb&#x27;</td>" in page
 
 
+@pytest.mark.notebooks
 def test_a_target_given_as_one_word_on_the_command_line(demo_run, tmp_path):
     out, rc, log = demo_run
     html = tmp_path / "r.html"
@@ -310,6 +317,7 @@ def test_a_target_given_as_one_word_on_the_command_line(demo_run, tmp_path):
     assert "This report stopped" not in page
 
 
+@pytest.mark.notebooks
 def test_a_cell_that_runs_too_long_stops_the_report(tmp_path, monkeypatch):
     """A failure outside the cells' own errors (here nbclient's timeout) still writes the
     page with the reason and returns it; nothing escapes as a traceback."""
@@ -332,6 +340,69 @@ def test_a_cell_that_runs_too_long_stops_the_report(tmp_path, monkeypatch):
     assert "This report stopped" in (tmp_path / "slow.html").read_text()
 
 
+#: A real kernel launcher that dies at start (exit 1, one line on stderr, as a kernel
+#: that cannot bind its sockets does) the first N times, then runs ipykernel.
+_DIES_AT_START = """
+import os, sys
+count, dies = sys.argv[1], int(sys.argv[2])
+n = len(open(count).read()) if os.path.exists(count) else 0
+open(count, "a").write("x")
+if n < dies:
+    print("simulated start failure: Address already in use", file=sys.stderr, flush=True)
+    os._exit(1)
+os.execv(sys.executable, [sys.executable, "-m", "ipykernel_launcher", *sys.argv[3:]])
+"""
+
+
+def _kernel_that_dies_at_start(tmp_path, monkeypatch, dies: int):
+    """Make "python3" (the kernel reports use) a launcher that dies ``dies`` times."""
+    import json
+
+    script = tmp_path / "dies_at_start.py"
+    script.write_text(_DIES_AT_START)
+    count = tmp_path / "starts"
+    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, str(script), str(count), str(dies), "-f", "{connection_file}"]
+    spec.joinpath("kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": "Python 3", "language": "python"})
+    )
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# Tiny"),
+            nbformat.v4.new_code_cell('db = ""', metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell("print(6 * 7)"),
+        ]
+    )
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    path = tmp_path / "97-tiny.ipynb"
+    nbformat.write(nb, str(path))
+    return path, count
+
+
+@pytest.mark.notebooks
+def test_a_kernel_that_dies_before_any_cell_is_started_once_more(tmp_path, monkeypatch):
+    path, count = _kernel_that_dies_at_start(tmp_path, monkeypatch, dies=1)
+    proc = _cli(str(path), "-o", str(tmp_path / "r.html"))  # inherits JUPYTER_PATH
+    assert proc.returncode == 0, proc.stderr
+    assert count.read_text() == "xx"  # died once, the second kernel ran the notebook
+    assert "42" in (tmp_path / "r.html").read_text()
+    # neither the dead kernel's stderr nor papermill's log of it reach ours
+    assert proc.stderr == ""
+
+
+@pytest.mark.notebooks
+def test_a_kernel_that_keeps_dying_stops_the_report_after_two_starts(tmp_path, monkeypatch):
+    path, count = _kernel_that_dies_at_start(tmp_path, monkeypatch, dies=10)
+    res = report.run(path, tmp_path / "r.html")
+    assert not res.ok and count.read_text() == "x" * report.KERNEL_STARTS == "xx"
+    assert "Kernel died" in res.error and "\n" not in res.error, res.error
+    assert "(kernel started 2 times; the kernel said: simulated start failure" in res.error
+    assert "This report stopped" in (tmp_path / "r.html").read_text()
+
+
+@pytest.mark.notebooks
 def test_system_load_on_brw_stats_only(tmp_path):
     """Without counters the FSU part still runs; the counters part says why it is empty."""
     from tests.conftest import DATA_DIR
@@ -354,6 +425,7 @@ def test_system_load_on_brw_stats_only(tmp_path):
     assert len(svgs) == 3
 
 
+@pytest.mark.notebooks
 def test_system_load_on_a_brw_stats_only_target(demo_run, tmp_path):
     out, rc, log = demo_run
     html = tmp_path / "r.html"
