@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 import iochar
 from iochar import demo, report, synth
@@ -13,6 +14,7 @@ from iochar.cli import main
 from iochar.datasets import demo_inputs
 
 
+@pytest.mark.notebooks
 def test_demo_exits_zero_and_reports_every_notebook(demo_run):
     out, rc, log = demo_run
     assert rc == 0, log
@@ -27,6 +29,7 @@ def test_demo_exits_zero_and_reports_every_notebook(demo_run):
     assert "report(s) failed" not in log
 
 
+@pytest.mark.notebooks
 def test_demo_database_holds_synth_and_every_real_input(demo_run):
     out, rc, log = demo_run
     assert rc == 0, log
@@ -49,6 +52,7 @@ def test_demo_database_holds_synth_and_every_real_input(demo_run):
     assert "what landed" in log
 
 
+@pytest.mark.notebooks
 def test_demo_truth_files_match_the_loaded_traces(demo_run):
     out, rc, log = demo_run
     apps = out / "demo-data" / "synth" / "apps"
@@ -79,6 +83,7 @@ def test_demo_synthetic_part_is_seeded(tmp_path):
     )
 
 
+@pytest.mark.notebooks
 def test_demo_no_reports_builds_and_loads_only(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path), "--no-reports"]) == 0
     out = capsys.readouterr().out

@@ -584,6 +584,7 @@ def test_sniffed_by_the_registry(tmp_path):
 requires_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
 
 
+@pytest.mark.requires_strace
 @requires_strace
 @requires_gcc
 def test_live_capture_of_the_program(tmp_path):
@@ -609,6 +610,7 @@ def test_live_capture_of_the_program(tmp_path):
     assert jobs["app"][0] == "ckpt_app" and meta["npids"] == 1
 
 
+@pytest.mark.requires_strace
 @requires_strace
 def test_live_shell_append_and_redirections(tmp_path):
     """A real shell: '>>' opens with O_APPEND (write offsets unknown), and
