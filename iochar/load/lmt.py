@@ -98,6 +98,41 @@ def _check_sqlite_file(path: str, name: str) -> None:
         raise _bad(name, None, f"{pages * page} bytes ({pages} pages)", f"{size} bytes", "byte")
 
 
+#: Text columns iochar reads from an LMT database, by table.
+_TEXT_COLUMNS = {
+    "OST_INFO": ("OST_NAME",),
+    "TIMESTAMP_INFO": ("TIMESTAMP",),
+    "MDS_INFO": ("MDS_NAME",),
+    "OPERATION_INFO": ("OPERATION_NAME",),
+    "FILESYSTEM_INFO": ("FILESYSTEM_NAME",),
+}
+
+
+def _raise_undecodable(con: sqlite3.Connection, name: str, tables: set[str]) -> None:
+    """Name the record whose text is not UTF-8 (SQLite TEXT is UTF-8 by its file format's
+    default encoding; Python refuses to decode anything else).
+
+    Raises
+    ------
+    InputError
+        With the table, column and ``rowid`` of the first such value (``unit="record"``).
+    """
+    con.text_factory = bytes
+    for table, cols in _TEXT_COLUMNS.items():
+        if table not in tables:
+            continue
+        for col in cols:
+            rows = con.execute(f"SELECT rowid, {col} FROM {table} ORDER BY rowid")  # names ours
+            for rowid, value in rows:
+                if isinstance(value, bytes):
+                    try:
+                        value.decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise _bad(
+                            name, rowid, f"UTF-8 text in {table}.{col} (rowid)", value, "record"
+                        ) from None
+
+
 def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:
     uri = "file:" + urllib.parse.quote(path) + "?mode=ro&immutable=1"
     try:
@@ -137,6 +172,8 @@ def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:
             r = con.execute("SELECT FILESYSTEM_NAME FROM FILESYSTEM_INFO").fetchone()
             fs = r[0] if r else None
     except sqlite3.Error as exc:
+        if "decode" in str(exc):
+            _raise_undecodable(con, name, tables)
         raise _bad(name, None, "an intact LMT SQLite database", str(exc)) from exc
     finally:
         con.close()

@@ -44,6 +44,7 @@ import csv
 import io
 import math
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -533,23 +534,29 @@ def _records(block: bytes) -> Iterator[tuple[int, list[str], str]]:
 
 
 def _split(raw: str) -> list[str]:
-    """The fields of one CSV line.
+    """The fields of one CSV line, as Python's csv module splits it.
 
-    Python's csv module refuses a field over ``csv.field_size_limit()`` (128 KiB)
-    that the Arrow reader the loader uses accepts; such a line is split with Arrow
-    too, so both readers agree on it. A line neither can split has no fields.
+    The csv module refuses a field over ``csv.field_size_limit()`` (128 KiB by default)
+    that the Arrow reader of the strict path accepts; such a line is split again with
+    the limit raised to the line's length, under a lock and restored afterwards, so
+    both paths read the same fields. A line that still fails has no fields.
     """
     try:
         return next(csv.reader([raw]))
     except csv.Error:
+        pass
+    with _CSV_LIMIT_LOCK:
+        old = csv.field_size_limit(max(len(raw) + 1, csv.field_size_limit()))
         try:
-            tb = pacsv.read_csv(
-                pa.py_buffer(raw.encode()),
-                read_options=pacsv.ReadOptions(autogenerate_column_names=True),
-            )
-        except pa.ArrowInvalid:
+            return next(csv.reader([raw]))
+        except csv.Error:
             return []
-        return ["" if c[0].as_py() is None else str(c[0].as_py()) for c in tb.columns]
+        finally:
+            csv.field_size_limit(old)
+
+
+#: Serializes the temporary raise of the process-wide csv field size limit.
+_CSV_LIMIT_LOCK = threading.Lock()
 
 
 def _bad_value(want: pa.DataType | None, value: str) -> bool:

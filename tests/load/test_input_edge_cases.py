@@ -189,7 +189,7 @@ def test_csv_field_over_pythons_csv_limit_in_tolerant_mode():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = db.load(b"\n".join(lines), kind="trace-csv", strict=False)
-    assert res.rows["ops"] >= 149
+    assert res.rows["ops"] == 150 and res.skipped == 0  # as the strict path reads it
 
 
 # ---------------------------------------------------------------- nothing valid remains
@@ -260,3 +260,23 @@ def test_info_into_a_closed_pipe_ends_quietly(tmp_path):
     proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err
     assert proc.returncode == 1
+
+
+def test_lmt_sqlite_with_text_that_is_not_utf8_names_the_record(tmp_path):
+    import sqlite3
+
+    bad = tmp_path / "lmt.sqlite3"
+    bad.write_bytes((DATA_DIR / "lmt" / "lmtdb-reset.sqlite3").read_bytes())
+    con = sqlite3.connect(bad)
+    rowid = con.execute("SELECT max(rowid) FROM OST_INFO").fetchone()[0]
+    con.execute("UPDATE OST_INFO SET OST_NAME = CAST(X'ff41' AS TEXT) WHERE rowid = ?", [rowid])
+    con.commit()
+    con.close()
+    db = iochar.connect(":memory:")
+    before = _content(db)
+    with pytest.raises(InputError) as e:
+        db.load(bad)
+    err = e.value
+    assert (err.line, err.unit, err.kind) == (rowid, "record", "lmt")
+    assert "OST_INFO.OST_NAME" in err.expected
+    assert _content(db) == before
