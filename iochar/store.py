@@ -737,9 +737,7 @@ def _now() -> _dt.datetime:
     return _dt.datetime.now(_dt.UTC).replace(tzinfo=None)
 
 
-def _parse_error(
-    src: Source, kind: str | None, strict: bool, hash_error: InputError
-) -> InputError:
+def _parse_error(src: Source, kind: str | None, strict: bool, hash_error: InputError) -> InputError:
     """The parser's own error for an input whose content could not be hashed.
 
     Hashing reads the whole decompressed stream first, so a compressed input

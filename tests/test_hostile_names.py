@@ -97,12 +97,8 @@ def hostile_db(tmp_path_factory) -> Path:
         )
         store.load(d / "t.csv")
         store.load(edited("iostat/vm-sysstat12.6.1-x-t.iostat", "i.iostat", "vda ", DEVICE + " "))
-        store.load(
-            edited("diskstats/vm-linux6.18-3dev.diskstats", "d.ds", " vda ", f" {DEVICE}x ")
-        )
-        store.load(
-            edited("lmt/lmtdb-reset-ost.csv", "l.csv", "snx11168-OST00ad", OST), kind="lmt"
-        )
+        store.load(edited("diskstats/vm-linux6.18-3dev.diskstats", "d.ds", " vda ", f" {DEVICE}x "))
+        store.load(edited("lmt/lmtdb-reset-ost.csv", "l.csv", "snx11168-OST00ad", OST), kind="lmt")
         store.load(
             edited("brw_stats/ldiskfs-lctl-series.txt", "b.txt", "testfs-OST0000", TARGET),
             kind="brw_stats",

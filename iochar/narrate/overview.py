@@ -184,8 +184,8 @@ def devices(cov: pd.DataFrame) -> str:
             out.append(
                 f"{plural(flagged, 'sample')} {'is' if flagged == 1 else 'are'} flagged as a "
                 "counter reset, wrap or gap "
-                f"(in {listing(esc(t) for t in sorted(set(where['target'])))}); analyses leave those "
-                "intervals out and say so."
+                f"(in {listing(esc(t) for t in sorted(set(where['target'])))}); analyses "
+                "leave those intervals out and say so."
             )
         else:
             out.append("No sample is flagged as a counter reset, wrap or gap.")

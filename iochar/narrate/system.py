@@ -453,7 +453,8 @@ def burst_view_summary(load: pd.DataFrame, view) -> str:
     names = sorted({str(t) for t in load["target"]})
     return (
         "No device or server moved data in this selection: the read/write byte counters of "
-        f"{listing(map(esc, names), limit=6)} (in {plural(int(load['source_id'].nunique()), 'input')}) "
+        f"{listing(map(esc, names), limit=6)} "
+        f"(in {plural(int(load['source_id'].nunique()), 'input')}) "
         "show no traffic in any complete, unflagged interval, so there are no bursts or idle "
         "periods to analyse and no charts here."
     )
