@@ -1,7 +1,7 @@
 """Job metrics (Carns et al. 2011, section 2.4, Table VI) on real Darshan logs and synth truth.
 
-Real logs: every log shipped in the darshan wheel, in data/darshan and in the
-shared real samples gets finite metrics (or a note saying why not); on a few,
+Real logs: every log shipped in the darshan wheel and in data/darshan gets
+finite metrics (or a note saying why not); on a few,
 the metrics are recomputed here from pydarshan's raw records and checked
 against libdarshan-util's own accumulator (``agg_time_by_slowest``).
 Synthetic jobs: Darshan logs and traces of the same jobs give the truth.
