@@ -94,7 +94,7 @@ def notebooks_dir() -> Path:
     """
     for cand in (
         os.environ.get("IOCHAR_NOTEBOOKS"),
-        Path(__file__).resolve().parents[1] / "notebooks",
+        Path(__file__).resolve().parents[2] / "notebooks",  # iochar/report/__init__.py
     ):
         if cand and Path(cand).is_dir():
             return Path(cand)
