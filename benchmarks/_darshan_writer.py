@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 # libdarshan-util's writer through cffi: one copy, in the library
-from iochar.synth_jobs import _check, _library, _record_id
+from iochar.datasets.synth_jobs import _check, _library, _record_id
 
 #: ``struct darshan_posix_file``: base record, 69 counters, 17 float counters
 #: (POSIX module version 4, darshan 3.4); checked against pydarshan's names.

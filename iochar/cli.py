@@ -314,7 +314,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from iochar.walk import snapshot_dir
+    from iochar.capture.walk import snapshot_dir
 
     t0 = time.perf_counter()
     n = snapshot_dir(args.dir, args.out, follow_symlinks=args.follow_symlinks)
@@ -331,7 +331,8 @@ def _run_report(name: str, out: str, params: list) -> object:
 def cmd_demo(args: argparse.Namespace) -> int:
     from collections import Counter
 
-    from iochar import demo, report
+    from iochar import report
+    from iochar.datasets import demo
 
     t0 = time.perf_counter()
     out = Path(args.out)
@@ -423,7 +424,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    from iochar import synth
+    from iochar.datasets import synth
 
     ops, truth = synth.make_scenario(
         args.scenario, scale=args.scale, nprocs=args.nprocs, random_state=args.seed

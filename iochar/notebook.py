@@ -114,7 +114,7 @@ def open_store(
     ----------
     db : str or os.PathLike, default ""
         A DuckDB file built by ``iochar load``. Empty: the demo database built from
-        the bundled data (:func:`iochar.demo.cached_database`; built once, about 10 s).
+        the bundled data (:func:`iochar.datasets.demo.cached_database`; built once, about 10 s).
     data : str, optional
         Real-fixture folder for the demo database instead of the bundled ``data/``.
     wait : float, optional
@@ -141,7 +141,7 @@ def open_store(
     from iochar.errors import DatabaseLockedError
 
     if not db:
-        from iochar import demo
+        from iochar.datasets import demo
 
         path = demo.cached_database(data, progress=print)
     else:

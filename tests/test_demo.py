@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 import iochar
-from iochar import demo, report, synth
+from iochar import report
 from iochar.cli import main
-from iochar.datasets import demo_inputs
+from iochar.datasets import demo, demo_inputs, synth
 
 
 @pytest.mark.notebooks

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 import iochar
-from iochar import report, synth_jobs
+from iochar import report
+from iochar.datasets import synth_jobs
 from tests.conftest import DATA_DIR
 
 pytestmark = pytest.mark.notebooks

@@ -245,7 +245,7 @@ def repeated_results(tmp_path_factory):
     import iochar
     from iochar.analyze.jobs import job_metrics
     from iochar.analyze.variance import repeated_jobs, similar_jobs
-    from iochar.synth_jobs import JobGroup, make_population, write_trace
+    from iochar.datasets.synth_jobs import JobGroup, make_population, write_trace
 
     mib = 1 << 20
     groups = [

@@ -14,7 +14,8 @@ import re
 import pytest
 
 import iochar
-from iochar import analyze, datasets, errors, load, plot, schema, store, synth
+from iochar import analyze, datasets, errors, load, plot, schema, store
+from iochar.datasets import synth
 
 #: every public module of iochar.analyze, found rather than listed
 ANALYZE = [

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import iochar
 from iochar.analyze.characterize import app_table, rates_table
 from iochar.analyze.classify import classify
+from iochar.datasets.synth import SCENARIOS, Workload, make_scenario, make_workload, write_trace
 from iochar.errors import ParameterError
-from iochar.synth import SCENARIOS, Workload, make_scenario, make_workload, write_trace
 from iochar.testing.strategies import workloads
 
 #: Miller & Katz Table 2: read MB/s, write MB/s, read/write data ratio; Table 1: avg I/O MB

@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 import iochar
-from iochar.errors import ParameterError
-from iochar.synth_jobs import (
+from iochar.datasets.synth_jobs import (
     TABLE_IV,
     JobGroup,
     make_population,
@@ -19,6 +18,7 @@ from iochar.synth_jobs import (
     write_darshan_logs,
     write_trace,
 )
+from iochar.errors import ParameterError
 
 requires_darshan = pytest.mark.skipif(
     importlib.util.find_spec("darshan") is None, reason="the darshan package is missing"

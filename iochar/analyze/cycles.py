@@ -1665,7 +1665,7 @@ def signal_from_ops(
     Examples
     --------
     >>> import io, iochar, pyarrow.parquet as pq
-    >>> from iochar.synth import make_scenario
+    >>> from iochar.datasets.synth import make_scenario
     >>> ops, truth = make_scenario("ccm", scale=0.05, random_state=0)
     >>> buf = io.BytesIO()
     >>> pq.write_table(ops, buf)

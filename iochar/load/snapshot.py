@@ -35,7 +35,7 @@ format (``  File: ...``, ``  Size: ...``, ``Access: (...)  Uid: (...)``,
 type is ``regular file`` / ``regular empty file`` become rows; the root is
 the common directory of the files.
 
-**walker Parquet** (``.parquet``): written by :func:`iochar.walk.snapshot_dir`;
+**walker Parquet** (``.parquet``): written by :func:`iochar.capture.walk.snapshot_dir`;
 columns ``format`` (the marker ``iochar-snapshot/1``, stored uncompressed so
 the first bytes of the file identify it), ``path``, ``size``, ``atime``,
 ``mtime``, ``ctime``, ``uid``; ``root`` and ``taken_at`` in the file metadata.

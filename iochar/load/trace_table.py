@@ -1,6 +1,6 @@
 """iochar's own per-operation trace layout: ``trace-csv`` and ``trace-parquet``.
 
-This is the interchange format: :mod:`iochar.synth` writes it,
+This is the interchange format: :mod:`iochar.datasets.synth` writes it,
 :meth:`iochar.store.Store.export_trace` writes it, and any tool can produce
 it. One row per I/O operation, a header naming the columns (CSV) or the
 column names (Parquet); column order is free, unknown columns are ignored

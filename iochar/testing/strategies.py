@@ -66,13 +66,13 @@ def trace_csv_bytes(table: pa.Table) -> bytes:
 
 @st.composite
 def workloads(draw, max_runtime_s: float = 500.0):
-    """A :class:`iochar.synth.Workload` with every knob drawn.
+    """A :class:`iochar.datasets.synth.Workload` with every knob drawn.
 
     Required input and output, staging (possibly none), checkpoints (new files
     or one overwritten, possibly none) every few iterations, jitter up to 5%,
     think time, sync or async, one to three processes.
     """
-    from iochar.synth import Workload
+    from iochar.datasets.synth import Workload
 
     iters = draw(st.integers(6, 40))
     return Workload(

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import iochar
 from iochar.analyze.classify import CLASSES, classify
+from iochar.datasets.synth import make_workload
 from iochar.errors import ParameterError
-from iochar.synth import make_workload
 from iochar.testing.strategies import workloads
 
 DATA = Path(__file__).resolve().parents[2] / "data"

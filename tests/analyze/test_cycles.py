@@ -553,7 +553,7 @@ def _load_synth(store, ops):
 
 @pytest.mark.parametrize("name", ["ccm", "venus", "les"])
 def test_synth_scenarios_checkpoint_and_iteration_periods(store, name):
-    from iochar.synth import make_scenario
+    from iochar.datasets.synth import make_scenario
 
     ops, truth = make_scenario(name, scale=0.05, random_state=1)
     w = json.loads(truth.attrs["workload"])

@@ -30,8 +30,8 @@ from iochar.analyze.jobs import (
     size_histogram,
     size_table,
 )
+from iochar.datasets.synth_jobs import JobGroup, make_population, write_darshan_logs, write_trace
 from iochar.errors import ParameterError
-from iochar.synth_jobs import JobGroup, make_population, write_darshan_logs, write_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 requires_darshan = pytest.mark.skipif(

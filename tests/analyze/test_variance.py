@@ -20,8 +20,8 @@ from iochar.analyze.variance import (
     repeated_jobs,
     similar_jobs,
 )
+from iochar.datasets.synth_jobs import JobGroup, make_population, write_darshan_logs, write_trace
 from iochar.errors import ParameterError
-from iochar.synth_jobs import JobGroup, make_population, write_darshan_logs, write_trace
 
 MiB = 1 << 20
 

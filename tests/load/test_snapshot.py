@@ -19,9 +19,9 @@ import pytest
 
 import iochar
 from iochar import load, schema
+from iochar.capture.walk import snapshot_dir
 from iochar.errors import InputError
 from iochar.load.snapshot import FIND_PRINTF, SnapshotLoader, format_header
-from iochar.walk import snapshot_dir
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "snapshot"
 BEFORE, AFTER = DATA / "tornado-before.find", DATA / "tornado-after.find"

@@ -19,8 +19,8 @@ import pytest
 
 import iochar
 from iochar.analyze import characterize, classify, cycles, fileio
+from iochar.datasets.synth import make_scenario
 from iochar.narrate import apps, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, plural
-from iochar.synth import make_scenario
 from tests.narrate import shown
 
 DATA = Path(__file__).resolve().parents[2] / "data"

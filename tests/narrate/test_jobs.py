@@ -20,8 +20,8 @@ from iochar.analyze.jobs import (
     size_histogram,
 )
 from iochar.analyze.variance import most_variable_job, repeated_jobs, similar_jobs
+from iochar.datasets.synth_jobs import JobGroup, make_population, write_darshan_logs
 from iochar.narrate import fmt_bytes, fmt_num, fmt_pct, fmt_s, jobs
-from iochar.synth_jobs import JobGroup, make_population, write_darshan_logs
 
 MiB = 1 << 20
 DATA = Path(__file__).resolve().parents[2] / "data"

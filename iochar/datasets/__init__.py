@@ -1,8 +1,19 @@
-"""Bundled data: where it is and which files the demo loads.
+"""Data iochar ships or makes: the bundled fixtures, synthetic inputs, the demo.
 
-The real fixtures live in the repository's ``data/`` folder (each subfolder's
-``SOURCE.md`` says where the bytes came from). An editable install
-(``pip install -e .``) finds them beside the package.
+This package holds what produces inputs for the loaders without running a
+tool on this machine (that is :mod:`iochar.capture`):
+
+- here: where the bundled real fixtures are (:func:`data_dir`) and which of
+  them the demo loads (:func:`demo_inputs`, :data:`DEMO_PATTERNS`). They live
+  in the repository's ``data/`` folder (each subfolder's ``SOURCE.md`` says
+  where the bytes came from); an editable install (``pip install -e .``)
+  finds them beside the package;
+- :mod:`iochar.datasets.synth`: seeded application traces with known truth
+  (``iochar synth``);
+- :mod:`iochar.datasets.synth_jobs`: populations of repeated jobs with a
+  known I/O-time spread, as Darshan logs or a trace;
+- :mod:`iochar.datasets.demo`: the demo database (``iochar demo``, the
+  notebooks' default).
 """
 
 from __future__ import annotations
@@ -45,7 +56,7 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     IocharError
         When no such folder exists (a non-editable install without the repo).
     """
-    cands = [override, os.environ.get("IOCHAR_DATA"), Path(__file__).resolve().parents[1] / "data"]
+    cands = [override, os.environ.get("IOCHAR_DATA"), Path(__file__).resolve().parents[2] / "data"]
     for c in cands:
         if c and Path(c).is_dir():
             return Path(c)

@@ -4,17 +4,17 @@
 is seeded, so the same iochar version always builds the same database:
 
 - the seven application scenarios shaped like Miller & Katz's Tables 1-2
-  (:data:`iochar.synth.SCENARIOS`), one single-process trace each, with the truth file
+  (:data:`iochar.datasets.synth.SCENARIOS`), one single-process trace each, with the truth file
   (required / checkpoint / staging per file) written beside it;
 - a population of repeated jobs shaped like Carns et al.'s Table IV groups
-  (:func:`iochar.synth_jobs.make_table_iv`), written as real Darshan logs when
+  (:func:`iochar.datasets.synth_jobs.make_table_iv`), written as real Darshan logs when
   libdarshan-util is available (the ``darshan`` package) and as an iochar trace of
   per-file counters otherwise;
 - every real fixture under ``data/`` (:func:`iochar.datasets.demo_inputs`).
 
 Examples
 --------
->>> from iochar import demo
+>>> from iochar.datasets import demo
 >>> sorted(demo.SCENARIO_SCALE)[:3]
 ['bvi', 'ccm', 'forma']
 """
@@ -92,7 +92,7 @@ def build_inputs(
         Each input and its loader kind: the application traces, the job population,
         then the real fixtures.
     """
-    from iochar import synth, synth_jobs
+    from iochar.datasets import synth, synth_jobs
 
     out = Path(out)
     apps = out / "synth" / "apps"

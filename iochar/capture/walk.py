@@ -10,7 +10,7 @@ line.
 Examples
 --------
 >>> import pathlib, tempfile, iochar
->>> from iochar.walk import snapshot_dir
+>>> from iochar.capture.walk import snapshot_dir
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "a.dat").write_bytes(b"x" * 10)
 >>> snapshot_dir(d, d / "snap.parquet")  # the output file itself is not listed
