@@ -22,6 +22,7 @@ __all__ = [
     "SchemaError",
     "MissingDependencyError",
     "ReportError",
+    "TimeParameterError",
     "DatabaseLockedError",
     "IocharWarning",
     "SkippedRecordsWarning",
@@ -294,3 +295,35 @@ class ReportError(IocharError):
     def _render_traceback_(self) -> list[str]:
         # IPython shows this instead of a traceback (InteractiveShell.showtraceback).
         return [f"ReportError: {self}"]
+
+
+class TimeParameterError(ParameterError, ReportError):
+    """A time parameter (``start``, ``end``, ``now``) is not a date and time.
+
+    A :class:`ParameterError` (so a :class:`ValueError`) like every bad parameter of an
+    analysis, and a :class:`ReportError` as well, which the functions that notebooks
+    call for their time window raised before there was one rule for times. The
+    message is one line: ``start 'yesterday' is not a date and time (use ISO 8601, ...)``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name.
+    caller : str
+        Qualified name of the function or method.
+    constraint : str
+        What is allowed, in words (kept on the error; the message states it fixed).
+    value : object
+        The value that was given.
+    """
+
+    def __init__(self, name: str, caller: str, constraint: str, value: object) -> None:
+        self.name, self.caller, self.constraint, self.value = name, caller, constraint, value
+        Exception.__init__(
+            self,
+            f"{name} {value!r} is not a date and time "
+            "(use ISO 8601, UTC unless an offset is given, e.g. 2018-01-28T06:00)",
+        )
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"TimeParameterError: {self}"]

@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iochar.errors import ReportError
+from iochar import _validation
+from iochar.errors import ParameterError, ReportError
 
 __all__ = [
     "setup",
@@ -206,6 +207,9 @@ def _span(values: Sequence[Any], noun: str) -> str:
 def parse_time(value: Any, name: str = "start") -> dt.datetime | None:
     """A time parameter as the store keeps times: a naive UTC datetime.
 
+    The rule is :func:`iochar._validation.parse_time`, the one every analysis uses;
+    here its error is a plain :class:`~iochar.errors.ReportError` for the notebook.
+
     Parameters
     ----------
     value : str, datetime or None
@@ -224,21 +228,10 @@ def parse_time(value: Any, name: str = "start") -> dt.datetime | None:
     ReportError
         When ``value`` is not ISO 8601.
     """
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, dt.datetime):
-        t = value
-    else:
-        try:
-            t = dt.datetime.fromisoformat(str(value).strip())
-        except ValueError:
-            raise ReportError(
-                f"{name} {value!r} is not a date and time "
-                "(use ISO 8601, UTC unless an offset is given, e.g. 2018-01-28T06:00)"
-            ) from None
-    if t.tzinfo is not None:
-        t = t.astimezone(dt.UTC).replace(tzinfo=None)
-    return t
+    try:
+        return _validation.parse_time(value, name, "notebook")
+    except ParameterError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def require(
