@@ -441,11 +441,12 @@ def cmd_synth(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from iochar import calibrate
     from iochar.analyze import fsu
+    from iochar.capture import fio
+    from iochar.load import bench
 
     if args.inputs:
-        table = pd.concat([calibrate.read_calibration(f) for f in args.inputs], ignore_index=True)
+        table = pd.concat([bench.read_calibration(f) for f in args.inputs], ignore_index=True)
         print(f"iochar calibrate: {len(table)} runs from {', '.join(args.inputs)}")
         json_path = None
     else:
@@ -456,12 +457,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         json_path = args.json or os.path.join(args.dir, "iochar-calibrate.json")
         print(
             f"iochar calibrate: running fio in {args.dir} "
-            f"(about {2 * len(calibrate.calibration_sizes(factor=factor)) * runtime:.0f} s)...",
+            f"(about {2 * len(fio.calibration_sizes(factor=factor)) * runtime:.0f} s)...",
             flush=True,
         )
-        run = calibrate.run_fio(
+        run = fio.run_fio(
             args.dir,
-            sizes=calibrate.calibration_sizes(factor=factor),
+            sizes=fio.calibration_sizes(factor=factor),
             runtime_s=runtime,
             file_bytes=args.file_mib << 20,
             direct=not args.buffered,

@@ -9,18 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iochar import calibrate
 from iochar.analyze.fsu import compare_bandwidth, fit_cost_model
-from iochar.calibrate import (
-    CALIBRATION_COLUMNS,
-    calibration_sizes,
-    read_calibration,
-    read_fio_json,
-    read_ior,
-    run_fio,
-)
+from iochar.capture import fio as calibrate
+from iochar.capture.fio import calibration_sizes, run_fio
 from iochar.cli import main
 from iochar.errors import InputError, IocharError, ParameterError
+from iochar.load.bench import CALIBRATION_COLUMNS, read_calibration, read_fio_json, read_ior
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 FIO = DATA / "fio"

@@ -394,7 +394,7 @@ def test_fsu_histogram_and_size_histogram_charts(fsu_results):
     from pathlib import Path
 
     from iochar.analyze.fsu import compare_bandwidth, fit_cost_model
-    from iochar.calibrate import read_fio_json
+    from iochar.load.bench import read_fio_json
 
     fio = Path(__file__).resolve().parents[1] / "data" / "fio" / "iochar-calibrate-vda-ext4.json"
     bench = read_fio_json(fio)

@@ -5,6 +5,14 @@ and calls :func:`register` at import. :func:`sniff` asks every loader about
 the first 64 KiB of content and falls back to file suffixes; :func:`parse` is
 the boundary that turns anything a parser raises into
 :class:`~iochar.errors.InputError` (DESIGN: nothing else escapes a loader).
+
+Benchmark output (fio JSON, IOR text; :mod:`iochar.load.bench`) is read here
+too, through a second table of the same registry: a
+:class:`~iochar.load._base.BenchReader` registers with :func:`register_bench`,
+:func:`bench_kinds` lists those kinds, :func:`sniff_bench` names the kind of an
+input and :func:`get_bench_reader` returns its reader. Those readers give the
+caller a calibration table and write nothing to the store, so they are not
+among :func:`kinds` and ``iochar load`` does not take them.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import pkgutil
 from collections.abc import Iterator
 
 from iochar.errors import InputError, IocharError, UnknownKindError
-from iochar.load._base import Loader, Parsed, Skip, SkipLog
+from iochar.load._base import BenchReader, Loader, Parsed, Skip, SkipLog
 from iochar.load._text import Source, read_head, source_name, text_head
 
 __all__ = [
@@ -29,10 +37,20 @@ __all__ = [
     "Parsed",
     "Skip",
     "SkipLog",
+    "BENCH",
+    "BenchReader",
+    "register_bench",
+    "bench_kinds",
+    "get_bench_reader",
+    "sniff_bench",
 ]
 
 #: kind -> loader instance, filled by :func:`register`.
 REGISTRY: dict[str, Loader] = {}
+
+#: kind -> reader of benchmark output (a table for the caller, nothing for the
+#: store), filled by :func:`register_bench`.
+BENCH: dict[str, BenchReader] = {}
 
 _imported = False
 
@@ -46,7 +64,8 @@ def register(loader: Loader) -> Loader:
 def _ensure_registered() -> None:
     global _imported
     if not _imported:
-        # every public module in this package is a loader that registers itself
+        # every public module in this package registers itself: a store loader,
+        # or readers of benchmark output (bench.py)
         for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
             if not info.name.startswith("_"):
                 importlib.import_module(f"iochar.load.{info.name}")
@@ -72,6 +91,75 @@ def get_loader(kind: str) -> Loader:
         return REGISTRY[kind]
     except KeyError:
         raise UnknownKindError(f"<kind {kind!r}>", REGISTRY) from None
+
+
+def register_bench(reader: BenchReader) -> BenchReader:
+    """Add ``reader`` to :data:`BENCH` under ``reader.kind``."""
+    BENCH[reader.kind] = reader
+    return reader
+
+
+def bench_kinds() -> list[str]:
+    """Registered kinds of benchmark output, in sniffing order (``fio-json``, ``ior``)."""
+    _ensure_registered()
+    return list(BENCH)
+
+
+def get_bench_reader(kind: str) -> BenchReader:
+    """The reader of benchmark output registered for ``kind``.
+
+    Parameters
+    ----------
+    kind : str
+        One of :func:`bench_kinds`.
+
+    Returns
+    -------
+    BenchReader
+        Its ``read(src)`` returns the calibration table.
+
+    Raises
+    ------
+    UnknownKindError
+        When no reader has that kind.
+    """
+    _ensure_registered()
+    try:
+        return BENCH[kind]
+    except KeyError:
+        raise UnknownKindError(f"<kind {kind!r}>", BENCH) from None
+
+
+def sniff_bench(src: Source) -> str:
+    """Guess which benchmark output ``src`` is from its first 64 KiB.
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input (compressed inputs are read as :func:`sniff` reads them).
+
+    Returns
+    -------
+    str
+        The kind, one of :func:`bench_kinds`.
+
+    Raises
+    ------
+    InputError
+        The input is empty or unreadable.
+    UnknownKindError
+        No reader recognised it; the message lists the kinds tried.
+    """
+    _ensure_registered()
+    head = read_head(src)
+    name = source_name(src)
+    if not head:
+        raise InputError(name, None, "a non-empty input", "")
+    text = text_head(head).decode("utf-8", errors="replace")
+    for kind, reader in BENCH.items():
+        if reader.sniff(text):
+            return kind
+    raise UnknownKindError(name, BENCH, got=head[:80])
 
 
 def sniff(src: Source) -> str:

@@ -4,19 +4,26 @@ A loader is a pure parser: it reads a :data:`~iochar.load._text.Source` and
 yields :class:`Parsed` chunks of Arrow tables in the contract's layout
 (:mod:`iochar.schema`). It never touches DuckDB; the store inserts what it
 yields, in one transaction per input.
+
+A :class:`BenchReader` is the other kind of parser here: it reads benchmark
+output (fio, IOR) into a calibration table for the caller, not rows for the
+store (:mod:`iochar.load.bench`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import pyarrow as pa
 
 from iochar.load._text import Source
 
-__all__ = ["Skip", "Parsed", "Loader", "MAX_KEPT_SKIPS", "SkipLog"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Skip", "Parsed", "Loader", "BenchReader", "MAX_KEPT_SKIPS", "SkipLog"]
 
 #: Tolerant mode keeps the first this-many skipped records verbatim.
 MAX_KEPT_SKIPS = 20
@@ -134,3 +141,30 @@ class Loader(Protocol):
             Chunks with loader-local ids.
         """
         ...
+
+
+@dataclass(frozen=True)
+class BenchReader:
+    """A reader of benchmark output, registered with :func:`iochar.load.register_bench`.
+
+    Unlike a :class:`Loader` it returns one table to the caller (a calibration
+    table, :data:`iochar.load.bench.CALIBRATION_COLUMNS`) and nothing goes to the
+    store.
+
+    Parameters
+    ----------
+    kind : str
+        Registry key (``"fio-json"``).
+    description : str
+        One line saying what it reads.
+    sniff : callable
+        ``sniff(text) -> bool``: whether decoded text looks like this kind.
+    read : callable
+        ``read(src) -> pandas.DataFrame``: the table, or
+        :class:`~iochar.errors.InputError` naming the file and line.
+    """
+
+    kind: str
+    description: str
+    sniff: Callable[[str], bool]
+    read: Callable[[Source], pd.DataFrame]

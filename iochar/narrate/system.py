@@ -103,7 +103,7 @@ def cost_model(calibration: str = ""):
     Parameters
     ----------
     calibration : str, default ""
-        A fio JSON or IOR output file (:func:`iochar.calibrate.read_calibration`)
+        A fio JSON or IOR output file (:func:`iochar.load.bench.read_calibration`)
         to fit ``t = a0 + a1 b`` per op with :func:`iochar.analyze.fsu.fit_cost_model`
         (Eq. 4); "" uses Table I.
 
@@ -117,13 +117,13 @@ def cost_model(calibration: str = ""):
     ReportError
         The file cannot be read or fitted (one line saying why).
     """
-    from iochar import calibrate
     from iochar.analyze import fsu
+    from iochar.load import bench
 
     if not calibration:
         return fsu.table_i_model()
     try:
-        return fsu.fit_cost_model(calibrate.read_calibration(calibration))
+        return fsu.fit_cost_model(bench.read_calibration(calibration))
     except IocharError as exc:
         raise ReportError(f"calibration {calibration!r}: {exc}") from None
 
