@@ -1,0 +1,15 @@
+"""Deprecated: ``iochar.calibrate`` moved to :mod:`iochar.load.bench` and :mod:`iochar.capture.fio`.
+
+The readers of fio JSON and IOR text (``read_fio_json``, ``read_ior``,
+``read_calibration``, ``CALIBRATION_COLUMNS``) moved to :mod:`iochar.load.bench`;
+running fio here (``run_fio``, ``CalibrationRun``, ``calibration_sizes``,
+``describe_location``) moved to :mod:`iochar.capture.fio`. The cost model
+they feed is :func:`iochar.analyze.fsu.fit_cost_model`.
+
+Every name read from this module is the object of the new module, with a
+:class:`DeprecationWarning` saying where it lives now (:mod:`iochar._moved`).
+"""
+
+from iochar._moved import forward
+
+__all__, __getattr__ = forward(__name__, "iochar.load.bench", "iochar.capture.fio")

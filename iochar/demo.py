@@ -1,0 +1,9 @@
+"""Deprecated: ``iochar.demo`` moved to :mod:`iochar.datasets.demo`.
+
+Every name read from this module is the object of the new module, with a
+:class:`DeprecationWarning` saying where it lives now (:mod:`iochar._moved`).
+"""
+
+from iochar._moved import forward
+
+__all__, __getattr__ = forward(__name__, "iochar.datasets.demo")

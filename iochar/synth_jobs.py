@@ -1,0 +1,9 @@
+"""Deprecated: ``iochar.synth_jobs`` moved to :mod:`iochar.datasets.synth_jobs`.
+
+Every name read from this module is the object of the new module, with a
+:class:`DeprecationWarning` saying where it lives now (:mod:`iochar._moved`).
+"""
+
+from iochar._moved import forward
+
+__all__, __getattr__ = forward(__name__, "iochar.datasets.synth_jobs")
