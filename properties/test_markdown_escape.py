@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iochar.narrate import code, esc
-from iochar.notebook import to_html
+from iochar.report.notebook import to_html
 
 #: Characters Markdown or HTML give a meaning, plus letters, spaces and controls.
 _ALPHABET = st.sampled_from(

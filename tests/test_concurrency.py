@@ -222,7 +222,7 @@ def test_open_notebook_lets_loads_through_between_cells(dbpath, kernel):
     run, kc = kernel
     status, out = run(
         "import os\n"
-        "from iochar import notebook as nb\n"
+        "from iochar.report import notebook as nb\n"
         f"db = nb.open_store({dbpath!r})\n"
         "print(os.getpid(), db.row_counts()['ops'])"
     )

@@ -9,6 +9,10 @@ hidden, charts as inline SVG images, no ``<script>`` and no external URL, so it 
 offline. When a cell fails the page is still written, opening with the one-line
 reason, and :class:`ReportResult` carries it for a non-zero exit.
 
+What the notebooks call in their first cells (open the database, check the parameters,
+show narrative) is :mod:`iochar.report.notebook`, imported there as
+``from iochar.report import notebook as nb``.
+
 Examples
 --------
 >>> from iochar import report
@@ -35,7 +39,7 @@ from typing import Any
 
 from iochar import __version__
 from iochar.errors import IocharError, MissingDependencyError, ParameterError, ReportError
-from iochar.notebook import REPORT_ENV
+from iochar.report.notebook import REPORT_ENV
 
 __all__ = [
     "ReportResult",
@@ -373,7 +377,7 @@ def run(
         Seconds the notebook's cells retry opening the database while another process
         (``iochar load``) holds it, before failing with one line; default
         ``$IOCHAR_WAIT``, else 5. The notebook holds the file only while a cell
-        queries it (:func:`iochar.notebook.open_store`). [s]
+        queries it (:func:`iochar.report.notebook.open_store`). [s]
 
     Returns
     -------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from iochar.notebook import to_html
+from iochar.report.notebook import to_html
 
 
 def shown(markdown: str) -> str:

@@ -6,13 +6,16 @@ parameter names a job, target or snapshot the database does not hold, or the dat
 lacks a table the notebook needs, :func:`require` raises :class:`iochar.errors.ReportError`,
 which the notebook shows as one line and ``iochar report`` turns into a non-zero exit.
 
+The notebooks import it as ``from iochar.report import notebook as nb``; the old name
+``iochar.notebook`` still works, with a DeprecationWarning.
+
 Examples
 --------
->>> from iochar.notebook import _float
+>>> from iochar.report.notebook import _float
 >>> _float(2097152.0), _float(1234.5678), _float(0.000123)
 ('2,097,152', '1235', '0.000123')
 >>> import iochar
->>> from iochar import notebook
+>>> from iochar.report import notebook
 >>> db = iochar.connect(":memory:")
 >>> _ = db.load(b"op,t_start,size\\nwrite,0.5,4096\\n", kind="trace-csv")
 >>> notebook.require(db, tables=["ops"], job_id=0)
