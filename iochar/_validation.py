@@ -169,7 +169,7 @@ def check_choice(
         ``value`` is not one of ``choices``.
     """
     choices = tuple(choices)
-    if any(value is c or (type(value) is type(c) and value == c) for c in choices):
+    if any(value is c or (isinstance(value, type(c)) and value == c) for c in choices):
         return value
     if constraint is None:
         constraint = "one of " + ", ".join(repr(c) for c in choices)

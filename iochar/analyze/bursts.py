@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_real
 from iochar.errors import ParameterError
 
 __all__ = [
@@ -104,30 +105,16 @@ _EPS = 1e-9
 # --------------------------------------------------------------------------- validation
 
 
-def _number(
-    value,
-    name: str,
-    caller: str,
-    constraint: str,
-    *,
-    low: float = 0.0,
-    low_open: bool = True,
-    high: float = math.inf,
-    none: bool = False,
-) -> float | None:
-    if value is None and none:
-        return None
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok:
-        v = float(value)
-        ok = math.isfinite(v) and (v > low if low_open else v >= low) and v <= high
-    if not ok:
-        raise ParameterError(name, caller, constraint, value)
-    return v
-
-
 def _sample_s(value, caller: str) -> float | None:
-    return _number(value, "sample_s", caller, "a positive number of seconds or None", none=True)
+    return check_real(
+        value,
+        "sample_s",
+        caller,
+        "a positive number of seconds or None",
+        low=0.0,
+        low_open=True,
+        none=True,
+    )
 
 
 # --------------------------------------------------------------------------- timeline
@@ -291,11 +278,13 @@ def _prepare(obj, *, sample_s: float | None, caller: str) -> _Timeline:
         raise ParameterError("series", caller, "rates that are finite and >= 0", float(bad))
     nominal = sample_s
     if nominal is None and attrs_interval is not None:
-        nominal = _number(
+        nominal = check_real(
             attrs_interval,
             "series.attrs['interval_s']",
             caller,
             "a positive number of seconds",
+            low=0.0,
+            low_open=True,
         )
     if nominal is None and width is not None:
         nominal = float(np.median(width))
@@ -343,7 +332,14 @@ def _rebin(tl: _Timeline, interval_s: float | None, caller: str) -> _Timeline:
     """Sum the timeline into epoch-aligned bins of ``interval_s`` (None: unchanged)."""
     if interval_s is None:
         return tl
-    width = _number(interval_s, "interval_s", caller, "a positive number of seconds or None")
+    width = check_real(
+        interval_s,
+        "interval_s",
+        caller,
+        "a positive number of seconds or None",
+        low=0.0,
+        low_open=True,
+    )
     if width < tl.sample_s * (1 - 1e-9):
         raise ParameterError(
             "interval_s",
@@ -404,7 +400,9 @@ def _peak(tl: _Timeline, peak, caller: str, *, needed: bool = True) -> tuple[flo
                 None,
             )
         return observed, "observed maximum"
-    p = _number(peak, "peak", caller, "a positive rate or None", none=True)
+    p = check_real(
+        peak, "peak", caller, "a positive rate or None", low=0.0, low_open=True, none=True
+    )
     if p < observed * (1 - 1e-12):
         raise ParameterError(
             "peak", caller, f"at least the observed maximum rate ({observed:g}/s) or None", peak
@@ -626,11 +624,15 @@ def segment(
     2   idle  180.0  360.0      0.0
     """
     caller = "segment"
-    thr = _number(threshold, "threshold", caller, "a fraction in [0, 1]", low_open=False, high=1)
-    min_burst = _number(
-        min_burst_s, "min_burst_s", caller, "a number of seconds >= 0", low_open=False
+    thr = check_real(
+        threshold, "threshold", caller, "a fraction in [0, 1]", low=0.0, high=1, low_open=False
     )
-    min_idle = _number(min_idle_s, "min_idle_s", caller, "a number of seconds >= 0", low_open=False)
+    min_burst = check_real(
+        min_burst_s, "min_burst_s", caller, "a number of seconds >= 0", low=0.0, low_open=False
+    )
+    min_idle = check_real(
+        min_idle_s, "min_idle_s", caller, "a number of seconds >= 0", low=0.0, low_open=False
+    )
     tl = _prepare(series, sample_s=_sample_s(sample_s, caller), caller=caller)
     pk, source = _peak(tl, peak, caller, needed=thr > 0)
     raw = _states(tl, thr * pk)
@@ -860,7 +862,9 @@ def share_below(
     (0.75, 20.0)
     """
     caller = "share_below"
-    frac = _number(fraction, "fraction", caller, "a fraction in (0, 1]", high=1.0)
+    frac = check_real(
+        fraction, "fraction", caller, "a fraction in (0, 1]", low=0.0, high=1.0, low_open=True
+    )
     tl = _rebin(
         _prepare(series, sample_s=_sample_s(sample_s, caller), caller=caller), interval_s, caller
     )
@@ -972,7 +976,15 @@ def idle_table(
     caller = "idle_table"
     if not isinstance(strict, bool | np.bool_):
         raise ParameterError("strict", caller, "a bool", strict)
-    frac = _number(idle_fraction, "idle_fraction", caller, "a fraction in (0, 1]", high=1.0)
+    frac = check_real(
+        idle_fraction,
+        "idle_fraction",
+        caller,
+        "a fraction in (0, 1]",
+        low=0.0,
+        high=1.0,
+        low_open=True,
+    )
     if total not in ("observed", "span"):
         raise ParameterError("total", caller, "one of 'observed', 'span'", total)
     tl = _rebin(

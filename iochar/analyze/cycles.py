@@ -84,6 +84,7 @@ import pandas as pd
 import scipy.fft as sfft
 from scipy.special import gammaincc, gammaln
 
+from iochar._validation import check_int, check_real
 from iochar.analyze.characterize import _OPS_SQL
 from iochar.errors import ParameterError
 
@@ -304,15 +305,6 @@ class _Sig:
     ops: np.ndarray | None = None
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
-
-
-def _check_number(value: Any, name: str, caller: str, what: str, ok) -> None:
-    if not (_is_number(value) and math.isfinite(float(value)) and ok(value)):
-        raise ParameterError(name, caller, what, value)
-
-
 def _finite_values(v: Any, name: str, caller: str) -> np.ndarray:
     try:
         arr = np.asarray(v, dtype=float)
@@ -348,7 +340,9 @@ def _times(idx: Any, caller: str) -> tuple[np.ndarray, Any]:
 def _as_signal(signal: Any, dt_s: Any, caller: str, ops: Any = None) -> _Sig:
     """A regular float signal from an array, a Series or (timestamps, values)."""
     if dt_s is not None:
-        _check_number(dt_s, "dt_s", caller, "None or a positive number of seconds", lambda v: v > 0)
+        check_real(
+            dt_s, "dt_s", caller, "None or a positive number of seconds", low=0, low_open=True
+        )
     t = None
     origin: Any = 0.0
     if isinstance(signal, pd.DataFrame):
@@ -943,18 +937,28 @@ def find_periods(
     True
     """
     caller = "find_periods"
-    if not (isinstance(max_periods, int | np.integer) and not isinstance(max_periods, bool)):
-        raise ParameterError("max_periods", caller, "an int >= 1", max_periods)
-    _check_number(max_periods, "max_periods", caller, "an int >= 1", lambda v: v >= 1)
-    _check_number(
-        min_confidence, "min_confidence", caller, "a float in (0, 1)", lambda v: 0 < v < 1
+    check_int(max_periods, "max_periods", caller, "an int >= 1", low=1)
+    check_real(
+        min_confidence,
+        "min_confidence",
+        caller,
+        "a float in (0, 1)",
+        low=0,
+        high=1,
+        low_open=True,
+        high_open=True,
     )
-    _check_number(min_cycles, "min_cycles", caller, "a number >= 2", lambda v: v >= 2)
+    check_real(min_cycles, "min_cycles", caller, "a number >= 2", low=2)
     for name, val in (("min_period_s", min_period_s), ("max_period_s", max_period_s)):
-        if val is not None:
-            _check_number(
-                val, name, caller, "None or a positive number of seconds", lambda v: v > 0
-            )
+        check_real(
+            val,
+            name,
+            caller,
+            "None or a positive number of seconds",
+            low=0,
+            low_open=True,
+            none=True,
+        )
     sig = _as_signal(signal, dt_s, caller)
     return _find(
         sig, int(max_periods), float(min_confidence), float(min_cycles), min_period_s, max_period_s
@@ -1467,9 +1471,7 @@ def split_cycles(
     1.0
     """
     caller = "split_cycles"
-    if not (isinstance(phase_bins, int | np.integer) and not isinstance(phase_bins, bool)):
-        raise ParameterError("phase_bins", caller, "an int >= 4", phase_bins)
-    _check_number(phase_bins, "phase_bins", caller, "an int >= 4", lambda v: v >= 4)
+    check_int(phase_bins, "phase_bins", caller, "an int >= 4", low=4)
     sig = _as_signal(signal, dt_s, caller, ops=ops)
     n, dt, x = len(sig.x), sig.dt, sig.x
     if period_s is None:
@@ -1479,12 +1481,13 @@ def split_cycles(
                 "period_s", caller, "given, as the signal shows no period", found.reason
             )
         period_s = float(found.periods["period_s"].iloc[0])
-    _check_number(
+    check_real(
         period_s,
         "period_s",
         caller,
         f"a number of seconds in [{2 * dt:g}, {n * dt / 2:g}] (2 samples to half the span)",
-        lambda v: 2 * dt <= v <= n * dt / 2,
+        low=2 * dt,
+        high=n * dt / 2,
     )
     X, N, _ = _transform(x - x.mean())
     gpos, gpsi, _ = _phase_grid(X, N, N * dt / float(period_s))
@@ -1680,10 +1683,15 @@ def signal_from_ops(
         raise ParameterError("op", caller, "None, 'read' or 'write'", op)
     if value not in ("bytes", "ops"):
         raise ParameterError("value", caller, "'bytes' or 'ops'", value)
-    if bin_s is not None:
-        _check_number(
-            bin_s, "bin_s", caller, "None or a positive number of seconds", lambda v: v > 0
-        )
+    check_real(
+        bin_s,
+        "bin_s",
+        caller,
+        "None or a positive number of seconds",
+        low=0,
+        low_open=True,
+        none=True,
+    )
     if rank is not None and (not isinstance(rank, int | np.integer) or isinstance(rank, bool)):
         raise ParameterError("rank", caller, "None or an int", rank)
     if path is not None and not isinstance(path, str):
@@ -1764,10 +1772,15 @@ def signal_from_counters(
     from iochar.analyze.throughput import throughput
 
     caller = "signal_from_counters"
-    if bin_s is not None:
-        _check_number(
-            bin_s, "bin_s", caller, "None or a positive number of seconds", lambda v: v > 0
-        )
+    check_real(
+        bin_s,
+        "bin_s",
+        caller,
+        "None or a positive number of seconds",
+        low=0,
+        low_open=True,
+        none=True,
+    )
     targets = [target] if target is not None else None
     df = throughput(store, metrics=[metric], targets=targets, bin_s=bin_s, source_id=source_id)
     if df.empty:

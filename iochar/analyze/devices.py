@@ -58,10 +58,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iochar._validation import parse_time
 from iochar.analyze import bursts
 from iochar.analyze.throughput import throughput
 from iochar.errors import ParameterError, ReportError
-from iochar.notebook import parse_time
 
 __all__ = [
     "BYTE_METRICS",
@@ -114,9 +114,9 @@ def _targets(targets: Sequence[str] | str | None) -> list[str] | None:
     return [targets] if isinstance(targets, str) else [str(t) for t in targets]
 
 
-def _window(df: pd.DataFrame, start: Any, end: Any) -> pd.DataFrame:
+def _window(df: pd.DataFrame, start: Any, end: Any, caller: str) -> pd.DataFrame:
     """Rows whose interval end ``ts`` lies in ``(start, end]``."""
-    t0, t1 = parse_time(start, "start"), parse_time(end, "end")
+    t0, t1 = parse_time(start, "start", caller), parse_time(end, "end", caller)
     keep = np.ones(len(df), dtype=bool)
     if t0 is not None:
         keep &= (df["ts"] > pd.Timestamp(t0)).to_numpy(bool)
@@ -160,13 +160,14 @@ def inputs(
 
     Raises
     ------
-    ReportError
-        ``start`` or ``end`` is not a date and time.
+    TimeParameterError
+        ``start`` or ``end`` is not a date and time (a ParameterError, and a
+        ReportError as before).
     """
     params = {
         "targets": _targets(targets),
-        "start": parse_time(start),
-        "end": parse_time(end, "end"),
+        "start": parse_time(start, "start", "inputs"),
+        "end": parse_time(end, "end", "inputs"),
     }
     df = store.sql(_INPUTS_SQL, params=params).df()
     df.insert(3, "input", [PurePath(u).name if isinstance(u, str) else "" for u in df["uri"]])
@@ -299,8 +300,9 @@ def counter_load(
 
     Raises
     ------
-    ReportError
-        ``start`` or ``end`` is not a date and time.
+    TimeParameterError
+        ``start`` or ``end`` is not a date and time (a ParameterError, and a
+        ReportError as before).
     """
     tg = _targets(targets)
     src = inputs(store, targets=tg, start=start, end=end)
@@ -310,7 +312,7 @@ def counter_load(
         df = throughput(
             store, metrics=BYTE_METRICS, targets=tg, bin_s=bin_s, source_id=int(s.source_id)
         )
-        df = _window(df, start, end)
+        df = _window(df, start, end, "counter_load")
         for target, g in df.groupby("target", sort=True):
             row = _target_row(g, share_fraction, idle_fraction)
             row.update(source_id=int(s.source_id), kind=s.kind, input=s.input, target=target)
@@ -321,8 +323,8 @@ def counter_load(
         share_fraction=float(share_fraction),
         idle_fraction=float(idle_fraction),
         bin_s=bin_s,
-        start=parse_time(start),
-        end=parse_time(end, "end"),
+        start=parse_time(start, "start", "counter_load"),
+        end=parse_time(end, "end", "counter_load"),
         targets=tg,
     )
     return out
@@ -457,13 +459,14 @@ def rates(
 
     Raises
     ------
-    ReportError
-        ``start`` or ``end`` is not a date and time.
+    TimeParameterError
+        ``start`` or ``end`` is not a date and time (a ParameterError, and a
+        ReportError as before).
     """
     df = throughput(
         store, metrics=BYTE_METRICS, targets=_targets(targets), bin_s=bin_s, source_id=source_id
     )
-    df = _window(df, start, end)
+    df = _window(df, start, end, "rates")
     df.attrs["source_id"] = int(source_id)
     return df
 

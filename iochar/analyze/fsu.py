@@ -63,6 +63,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_int, check_real, parse_time
 from iochar.errors import ParameterError
 
 __all__ = [
@@ -110,18 +111,6 @@ _MIB = float(1 << 20)
 
 
 # --------------------------------------------------------------------------- validation
-
-
-def _real(value, name: str, caller: str, constraint: str, *, low=0.0, low_open=True, none=False):
-    if value is None and none:
-        return None
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if ok:
-        v = float(value)
-        ok = math.isfinite(v) and (v > low if low_open else v >= low)
-    if not ok:
-        raise ParameterError(name, caller, constraint, value)
-    return v
 
 
 def _check_model(model, caller: str) -> CostModel:
@@ -231,11 +220,8 @@ class CostModel:
         caller = "CostModel"
         if self.robust not in (None, "huber"):
             raise ParameterError("robust", caller, "None or 'huber'", self.robust)
-        _real(self.epsilon, "epsilon", caller, "a number > 1", low=1.0)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int):
-            raise ParameterError("max_iter", caller, "an int >= 1", self.max_iter)
-        if self.max_iter < 1:
-            raise ParameterError("max_iter", caller, "an int >= 1", self.max_iter)
+        check_real(self.epsilon, "epsilon", caller, "a number > 1", low=1.0, low_open=True)
+        check_int(self.max_iter, "max_iter", caller, "an int >= 1", low=1)
         if not isinstance(self.positive, bool):
             raise ParameterError("positive", caller, "a bool", self.positive)
 
@@ -429,8 +415,12 @@ class CostModel:
                 raise ParameterError(
                     "coefficients", caller, "(a0 [s], a1 [s/byte]) pairs", pair
                 ) from exc
-            m.a0_[op] = _real(a0, "coefficients", caller, "a0 >= 0 [s]", low_open=False)
-            m.a1_[op] = _real(a1, "coefficients", caller, "a1 >= 0 [s/byte]", low_open=False)
+            m.a0_[op] = check_real(
+                a0, "coefficients", caller, "a0 >= 0 [s]", low=0.0, low_open=False
+            )
+            m.a1_[op] = check_real(
+                a1, "coefficients", caller, "a1 >= 0 [s/byte]", low=0.0, low_open=False
+            )
         m.r2_ = {op: math.nan for op in m.a0_}
         m.rmse_rel_ = {op: math.nan for op in m.a0_}
         m.n_samples_ = {op: 0 for op in m.a0_}
@@ -827,14 +817,7 @@ def compare_bandwidth(model: CostModel, bench: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Eq. 7 series
 
 
-def _utc_naive(value):
-    ts = pd.Timestamp(value)
-    if ts.tzinfo is not None:
-        ts = ts.tz_convert("UTC").tz_localize(None)
-    return ts.to_pydatetime()
-
-
-def _where(section, targets, source_id, start, end) -> tuple[str, dict[str, Any]]:
+def _where(section, targets, source_id, start, end, caller) -> tuple[str, dict[str, Any]]:
     """WHERE clause from fixed fragments (values are bound, never formatted in)."""
     clauses, params = [], {}
     if section is not None:
@@ -846,12 +829,13 @@ def _where(section, targets, source_id, start, end) -> tuple[str, dict[str, Any]
     if source_id is not None:
         clauses.append("source_id = $source")
         params["source"] = source_id
+    start, end = parse_time(start, "start", caller), parse_time(end, "end", caller)
     if start is not None:
         clauses.append("ts > $start")
-        params["start"] = _utc_naive(start)
+        params["start"] = start
     if end is not None:
         clauses.append("ts <= $end")
-        params["end"] = _utc_naive(end)
+        params["end"] = end
     return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
@@ -972,7 +956,7 @@ def fsu_series(
         Only these targets (OSTs, devices).
     source_id : int, optional
         Only rows from this input.
-    start, end : datetime-like, optional
+    start, end : str, datetime or None, optional
         Only intervals ending after ``start`` and at or before ``end`` (UTC).
     optimal_bytes : int, optional
         I/Os of at least this size are "optimal" (Tables II and III). Default:
@@ -1028,10 +1012,7 @@ def fsu_series(
     for q in exclude_quality:
         mask |= QUALITY_BITS[q]
     mask |= _OTHER_BIT  # unknown labels are never trusted
-    try:
-        where, params = _where(section, targets, source_id, start, end)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError("start", caller, "datetime-like values or None", (start, end)) from exc
+    where, params = _where(section, targets, source_id, start, end, caller)
     if section is None:
         sections = store.sql(_SECTIONS_SQL.format(where=where), params=params or None).fetchall()
         if len(sections) > 1:
@@ -1197,7 +1178,9 @@ def fsu_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> pd.Da
     if bin_s is None:
         bucket = "ts"
     else:
-        width = _real(bin_s, "bin_s", caller, "a positive number of seconds or None")
+        width = check_real(
+            bin_s, "bin_s", caller, "a positive number of seconds or None", low=0.0, low_open=True
+        )
         params["bin_us"] = int(round(width * 1e6))
         bucket = (
             "time_bucket(to_microseconds(CAST($bin_us AS BIGINT)), ts - INTERVAL 1 MICROSECOND)"
@@ -1266,8 +1249,10 @@ def fsu_histogram(series, *, bin_pct: float = 2.0, max_pct: float = 200.0) -> pd
         ``median_pct``.
     """
     caller = "fsu_histogram"
-    width = _real(bin_pct, "bin_pct", caller, "a positive number [%]")
-    top = _real(max_pct, "max_pct", caller, "a positive number [%] >= bin_pct")
+    width = check_real(bin_pct, "bin_pct", caller, "a positive number [%]", low=0.0, low_open=True)
+    top = check_real(
+        max_pct, "max_pct", caller, "a positive number [%] >= bin_pct", low=0.0, low_open=True
+    )
     if top < width:
         raise ParameterError("max_pct", caller, "a positive number [%] >= bin_pct", max_pct)
     v = _fsu_values(series, caller)
@@ -1323,8 +1308,10 @@ def load_table(series, *, idle_pct: float = 2.0, busy_pct: float = 30.0) -> pd.D
     """
     caller = "load_table"
     s = _series_frame(series, caller, ("fsu_pct", "optimal_ios", "suboptimal_ios"))
-    lo = _real(idle_pct, "idle_pct", caller, "a number >= 0 [%]", low_open=False)
-    hi = _real(busy_pct, "busy_pct", caller, "a number [%] >= idle_pct", low_open=False)
+    lo = check_real(idle_pct, "idle_pct", caller, "a number >= 0 [%]", low=0.0, low_open=False)
+    hi = check_real(
+        busy_pct, "busy_pct", caller, "a number [%] >= idle_pct", low=0.0, low_open=False
+    )
     if hi < lo:
         raise ParameterError("busy_pct", caller, "a number [%] >= idle_pct", busy_pct)
     f = pd.to_numeric(s["fsu_pct"], errors="coerce").to_numpy(float)
@@ -1576,7 +1563,7 @@ def size_histogram(
         Only these targets.
     source_id : int, optional
         Only rows from this input.
-    start, end : datetime-like, optional
+    start, end : str, datetime or None, optional
         Only intervals ending in ``(start, end]`` (UTC).
     exclude_quality : sequence of str, default ("reset", "wrap", "gap", "gap_reset", "gap_wrap")
         Rows with these ``quality`` labels are left out (their count is in
@@ -1593,10 +1580,7 @@ def size_histogram(
     unknown = [q for q in exclude_quality if q not in QUALITY_BITS or q == "ok"]
     if isinstance(exclude_quality, str) or unknown:
         raise ParameterError("exclude_quality", caller, "known quality labels", exclude_quality)
-    try:
-        where, params = _where(section, targets, source_id, start, end)
-    except (TypeError, ValueError) as exc:
-        raise ParameterError("start", caller, "datetime-like values or None", (start, end)) from exc
+    where, params = _where(section, targets, source_id, start, end, caller)
     params["excl"] = list(exclude_quality) or ["-"]
     cond = "NOT list_contains($excl, coalesce(quality, 'ok')) AND op IN ('read', 'write')"
     where_ok = (where + " AND " + cond) if where else "WHERE " + cond

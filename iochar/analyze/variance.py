@@ -50,6 +50,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_choice, check_int, check_names, check_real
 from iochar.errors import MissingDependencyError, ParameterError
 
 __all__ = [
@@ -334,22 +335,17 @@ def _frame(data, caller: str, **kw) -> pd.DataFrame:
     )
 
 
-def _check_tuple(value, allowed, name, caller, *, empty_ok=False) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = (value,)
-    try:
-        out = tuple(value)
-    except TypeError:
-        raise ParameterError(name, caller, f"a sequence of {', '.join(allowed)}", value) from None
-    if (not out and not empty_ok) or any(c not in allowed for c in out) or len(set(out)) < len(out):
-        raise ParameterError(name, caller, f"distinct names from {', '.join(allowed)}", value)
-    return out
-
-
 def _check_tol(tolerance, caller) -> float:
-    if not (isinstance(tolerance, (int, float)) and 0 < tolerance < 1):
-        raise ParameterError("tolerance", caller, "a float in (0, 1)", tolerance)
-    return float(tolerance)
+    return check_real(
+        tolerance,
+        "tolerance",
+        caller,
+        "a float in (0, 1)",
+        low=0,
+        high=1,
+        low_open=True,
+        high_open=True,
+    )
 
 
 def repeated_jobs(
@@ -401,13 +397,12 @@ def repeated_jobs(
     """
     caller = "repeated_jobs"
     tol = _check_tol(tolerance, caller)
-    by = _check_tuple(by, _ALLOWED_BY, "by", caller, empty_ok=True)
-    if time not in _ALLOWED_TIME:
-        raise ParameterError("time", caller, "one of " + ", ".join(_ALLOWED_TIME), time)
-    if not (isinstance(min_samples, (int, np.integer)) and min_samples >= 1):
-        raise ParameterError("min_samples", caller, "an int >= 1", min_samples)
-    if cluster not in ("auto", "never", "always"):
-        raise ParameterError("cluster", caller, "'auto', 'never' or 'always'", cluster)
+    by = check_names(by, "by", caller, _ALLOWED_BY, empty_ok=True)
+    check_choice(time, "time", caller, _ALLOWED_TIME, "one of " + ", ".join(_ALLOWED_TIME))
+    check_int(min_samples, "min_samples", caller, "an int >= 1", low=1)
+    check_choice(
+        cluster, "cluster", caller, ("auto", "never", "always"), "'auto', 'never' or 'always'"
+    )
     df = _frame(data, caller, procs_per_node=procs_per_node)
     need = ["job_id", *by, "bytes_read", "bytes_written", time]
     missing = [c for c in need if c not in df.columns]
@@ -576,12 +571,10 @@ def cluster_jobs(
     """
     caller = "cluster_jobs"
     tol = _check_tol(tolerance, caller)
-    features = _check_tuple(features, _ALLOWED_FEATURES, "features", caller)
-    within = _check_tuple(within, _ALLOWED_BY, "within", caller, empty_ok=True)
-    if method not in ("tolerance", "hdbscan"):
-        raise ParameterError("method", caller, "'tolerance' or 'hdbscan'", method)
-    if not (isinstance(min_cluster_size, (int, np.integer)) and min_cluster_size >= 2):
-        raise ParameterError("min_cluster_size", caller, "an int >= 2", min_cluster_size)
+    features = check_names(features, "features", caller, _ALLOWED_FEATURES)
+    within = check_names(within, "within", caller, _ALLOWED_BY, empty_ok=True)
+    check_choice(method, "method", caller, ("tolerance", "hdbscan"), "'tolerance' or 'hdbscan'")
+    check_int(min_cluster_size, "min_cluster_size", caller, "an int >= 2", low=2)
     df = _frame(data, caller, procs_per_node=procs_per_node)
     missing = [c for c in ("job_id", *features, *within) if c not in df.columns]
     if missing:

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from iochar._validation import parse_time
 from iochar.errors import ReportError
 from iochar.narrate import code, esc, fmt_bytes, fmt_num, fmt_pct, fmt_s, listing, plural
-from iochar.notebook import parse_time
 
 __all__ = ["Selection", "choose", "growth_tables", "summary", "sizes", "ages", "growth"]
 
@@ -173,7 +173,7 @@ def choose(
         ("after_id", after_id),
     ):
         _check_id(name, value)
-    when = parse_time(now, "now")
+    when = parse_time(now, "now", "choose")
     snaps = store.sql(
         "SELECT s.snapshot_id, s.root, s.taken_at, count(f.snapshot_id)::BIGINT AS files, "
         "coalesce(sum(f.size), 0)::BIGINT AS bytes "
