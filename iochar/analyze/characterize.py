@@ -29,18 +29,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
 
 __all__ = ["app_table", "rates_table", "file_table", "data_rate"]
-
-#: Ops of one layer per job (see the module notes); a view body.
-_OPS_SQL = """
-SELECT o.* FROM ops o
-WHERE o.op IN ('read', 'write') AND o.size IS NOT NULL AND o.error IS NULL
-  AND (o.call IS DISTINCT FROM 'DXT_MPIIO'
-       OR o.job_id NOT IN (SELECT job_id FROM ops WHERE call = 'DXT_POSIX'))
-"""
 
 
 def _facts(data, job_id: int | None, caller: str) -> FileIO:
@@ -226,7 +219,7 @@ def file_table(
 
 
 _RATE_SQL = f"""
-WITH layer AS ({_OPS_SQL}),
+WITH layer AS ({LAYER_OPS}),
 binned AS (
   SELECT job_id, op, floor(t_start / $bin_s)::BIGINT AS b, sum(size) AS nbytes, count(*) AS n
   FROM layer WHERE job_id = $job_id GROUP BY ALL

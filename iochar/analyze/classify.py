@@ -51,7 +51,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from iochar.analyze.characterize import _OPS_SQL
+from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
 
@@ -323,7 +323,7 @@ _RULE_COLUMNS = (
 
 
 _CLASS_RATE_SQL = f"""
-WITH layer AS ({_OPS_SQL}),
+WITH layer AS ({LAYER_OPS}),
 lab AS (SELECT * FROM classes),
 binned AS (
   SELECT floor(l.t_start / $bin_s)::BIGINT AS b, coalesce(c.class, 'other') AS class,

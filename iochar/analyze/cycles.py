@@ -85,7 +85,7 @@ import scipy.fft as sfft
 from scipy.special import gammaincc, gammaln
 
 from iochar._validation import check_int, check_real
-from iochar.analyze.characterize import _OPS_SQL
+from iochar.analyze._sql import LAYER_OPS
 from iochar.errors import ParameterError
 
 __all__ = [
@@ -1578,7 +1578,7 @@ def _nice_bin(span: float) -> float:
 
 
 _SPAN_SQL = f"""
-WITH layer AS ({_OPS_SQL})
+WITH layer AS ({LAYER_OPS})
 SELECT CASE WHEN count(*) > 0 THEN
          greatest(coalesce(max(j.runtime_s), 0),
                   coalesce((SELECT max(t_end) FROM layer WHERE job_id = $job_id), 0),
@@ -1588,7 +1588,7 @@ FROM jobs j WHERE j.job_id = $job_id
 """
 
 _SIGNAL_SQL = f"""
-WITH layer AS ({_OPS_SQL})
+WITH layer AS ({LAYER_OPS})
 SELECT floor(l.t_start / $bin_s)::BIGINT AS b, sum(l.size) AS nbytes, count(*) AS n
 FROM layer l LEFT JOIN files f ON f.job_id = l.job_id AND f.file_id = l.file_id
 WHERE l.job_id = $job_id

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.errors import ParameterError
 
 __all__ = ["FileIO", "file_io"]
@@ -77,7 +78,7 @@ _SCALED = """(
   FROM ops WHERE job_id BETWEEN $lo AND $hi
 ) o"""
 _PLAIN = "o.error IS NULL AND (o.call IS NULL OR NOT starts_with(o.call, 'DXT_'))"
-_OPS_SQL = f"""
+_FILE_OPS_SQL = f"""
 WITH agg AS (
   SELECT o.job_id, o.file_id, o.op, NULL::VARCHAR AS call, true AS ok, {_AGGS}
   FROM {_SCALED}
@@ -91,13 +92,13 @@ WITH agg AS (
 ),
 io AS (
   SELECT *, op IN ('read', 'write') AND ok AND nbytes IS NOT NULL AS data,
-         bool_or(call = 'DXT_POSIX') OVER (PARTITION BY job_id) AS has_posix
+         {has_dxt_posix("call")} OVER (PARTITION BY job_id) AS has_posix
   FROM agg
   WHERE list_extract($want, job_id - $lo + 1)
     AND ((op IN ('read', 'write') AND ok AND nbytes IS NOT NULL) OR file_id IS NOT NULL)
 ),
 layer AS (
-  SELECT * FROM io WHERE call IS DISTINCT FROM 'DXT_MPIIO' OR NOT has_posix
+  SELECT * FROM io WHERE {one_layer("call", "has_posix")}
 )
 SELECT l.job_id, l.file_id, any_value(f.path) AS path,
        coalesce(sum(nbytes) FILTER (WHERE data AND op = 'read'), 0) AS bytes_read,
@@ -120,7 +121,7 @@ ORDER BY l.job_id, l.file_id
 
 
 def _job_lists(ids: np.ndarray, **values: np.ndarray) -> dict:
-    """Per-job constants as lists indexed by ``job_id - lo`` (see ``_OPS_SQL``).
+    """Per-job constants as lists indexed by ``job_id - lo`` (see ``_FILE_OPS_SQL``).
 
     Job ids are allocated densely by the store, so the lists are about as long
     as the number of jobs; ids missing from ``ids`` get ``want = false``.
@@ -306,7 +307,7 @@ def file_io(
     scale = np.where(span > 0, nb / np.where(span > 0, span, 1.0), 0.0)
     params = _job_lists(jobs["job_id"].to_numpy(dtype=np.int64), scale=scale)
     params.update(nb=nb, head_u=edge * nb, tail_u=(1 - edge) * nb)
-    ops = store.sql(_OPS_SQL, params=params).df()
+    ops = store.sql(_FILE_OPS_SQL, params=params).df()
     # a job with no positive span: every op starts at or after its end (the tail)
     flat = ops["job_id"].isin(jobs.loc[~(span > 0), "job_id"])
     if flat.any():

@@ -101,6 +101,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.errors import ParameterError
 
 __all__ = [
@@ -283,7 +284,7 @@ WHERE job_id IN (SELECT unnest($jobs)) AND rank IS NULL AND slowest_rank_time IS
 
 # Ops: one layer per job; per-rank summed call time; Darshan's sequential
 # rule per (rank, file, op) in time order.
-_OPS_SQL = f"""
+_JOB_OPS_SQL = f"""
 WITH j AS (SELECT job_id, nprocs FROM jobs WHERE job_id IN (SELECT unnest($jobs))),
 o0 AS (
   SELECT o.job_id, o.rank, o.file_id, o.op, o."offset", o.size, o.t_start, o.call,
@@ -294,7 +295,7 @@ o0 AS (
   WHERE f.path IS NULL OR f.path NOT IN {_STD}
 ),
 lay AS (
-  SELECT job_id, bool_or(call = 'DXT_POSIX') AS dxt_posix,
+  SELECT job_id, {has_dxt_posix("call")} AS dxt_posix,
          bool_or(call = 'DXT_MPIIO') AS dxt_mpiio,
          bool_or(call IS DISTINCT FROM 'DXT_MPIIO') AS posix
   FROM o0 GROUP BY job_id
@@ -302,7 +303,7 @@ lay AS (
 o AS (
   SELECT o0.*, CASE WHEN data THEN size ELSE 0 END AS moved
   FROM o0 JOIN lay USING (job_id)
-  WHERE o0.call IS DISTINCT FROM 'DXT_MPIIO' OR NOT lay.dxt_posix
+  WHERE {one_layer("o0.call", "lay.dxt_posix")}
 ),
 sq AS (
   SELECT job_id,
@@ -539,7 +540,7 @@ def job_metrics(
         sql = _COUNTERS_SQL if fb else _COUNTERS_SQL.replace(_OPENED, _NOT_OPENED)
         parts.append(store.sql(sql, params={"jobs": cj, "modules": mods, "fallback_jobs": fb}).df())
     if oj:
-        ops = store.sql(_OPS_SQL, params={"jobs": oj, "align": int(alignment_bytes)}).df()
+        ops = store.sql(_JOB_OPS_SQL, params={"jobs": oj, "align": int(alignment_bytes)}).df()
         ops["stdio"] = ops["hdf5"] = ops["pnetcdf"] = False
         ops["shared_io_s"] = np.nan
         ops["shared_records"] = ops["fallback_records"] = 0
