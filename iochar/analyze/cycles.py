@@ -1829,10 +1829,14 @@ def job_cycles(
     -------
     tuple of (PeriodResult, CycleResult or None)
         The periods of the job's bytes per bin, and its cycles (None when no
-        period was found and none was given).
+        period was found and none was given). A job with fewer than 3 bins is too
+        short to hold a cycle: an empty result (reason "constant signal") and None.
     """
     b = signal_from_ops(store, job_id=job_id, bin_s=bin_s, value="bytes", **select)
-    width = float(b.index[1] - b.index[0]) if len(b) > 1 else bin_s
+    if len(b) < 3:  # too short to hold a cycle: no period, as for a flat signal
+        flat = pd.Series(np.zeros(3), index=pd.Index(np.arange(3.0), name="t_s"), name="bytes")
+        return find_periods(flat, min_confidence=min_confidence), None
+    width = float(b.index[1] - b.index[0])
     o = signal_from_ops(store, job_id=job_id, bin_s=width, value="ops", **select)
     found = find_periods(b, min_confidence=min_confidence)
     p = period_s if period_s is not None else (found.period_s if len(found.periods) else None)

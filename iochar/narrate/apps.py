@@ -9,9 +9,10 @@ in a sentence is read from the result passed in; empty results give a sentence s
 there is nothing to report.
 
 A few helpers prepare what the notebook shows: :func:`pick_job` (the job the time and
-cycle views follow), :func:`rate_bin_s` (a bin width for that job), :func:`job_periods`
-(periods and cycles at a chosen confidence) and the display tables :func:`table1_view`,
-:func:`table2_view`, :func:`by_app` and :func:`class_view`.
+cycle views follow), :func:`rate_bin_s` (a bin width for that job) and the display
+tables :func:`table1_view`, :func:`table2_view`, :func:`by_app` and :func:`class_view`.
+The periods and cycles of that job come from :func:`iochar.analyze.cycles.job_cycles`
+(:func:`job_periods` is its deprecated former name here).
 
 Examples
 --------
@@ -28,6 +29,7 @@ Examples
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -176,7 +178,9 @@ def rate_bin_s(table: pd.DataFrame, job_id: int | None, bin_s: float | None = No
 def job_periods(store, job_id: int, *, bin_s: float | None = None, min_confidence: float = 0.99):
     """Periods of one job's bytes per bin, and its cycles when a period is found.
 
-    :func:`iochar.analyze.cycles.job_cycles` with a chosen ``min_confidence``.
+    .. deprecated::
+        Use :func:`iochar.analyze.cycles.job_cycles` (``job_cycles(store,
+        job_id=job_id, bin_s=bin_s, min_confidence=min_confidence)``), which this calls.
 
     Parameters
     ----------
@@ -197,16 +201,13 @@ def job_periods(store, job_id: int, *, bin_s: float | None = None, min_confidenc
     """
     from iochar.analyze import cycles
 
-    b = cycles.signal_from_ops(store, job_id=job_id, bin_s=bin_s, value="bytes")
-    if len(b) < 3:  # too short to hold a cycle
-        b = pd.Series(np.zeros(3), index=pd.Index(np.arange(3.0), name="t_s"), name="bytes")
-        return cycles.find_periods(b, min_confidence=min_confidence), None
-    width = float(b.index[1] - b.index[0])
-    o = cycles.signal_from_ops(store, job_id=job_id, bin_s=width, value="ops")
-    found = cycles.find_periods(b, min_confidence=min_confidence)
-    if found.periods.empty:
-        return found, None
-    return found, cycles.split_cycles(b, found.period_s, ops=o.to_numpy())
+    warnings.warn(
+        "iochar.narrate.apps.job_periods is deprecated; call "
+        "iochar.analyze.cycles.job_cycles(store, job_id=..., bin_s=..., min_confidence=...)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return cycles.job_cycles(store, job_id=job_id, bin_s=bin_s, min_confidence=min_confidence)
 
 
 # --------------------------------------------------------------------------- tables
@@ -872,7 +873,7 @@ def cycles_summary(
     Parameters
     ----------
     periods : iochar.analyze.cycles.PeriodResult
-        The job's periods (:func:`job_periods` or
+        The job's periods (:func:`iochar.analyze.cycles.job_cycles` or
         :func:`iochar.analyze.cycles.find_periods`).
     cycles : iochar.analyze.cycles.CycleResult, optional
         Its cycles at the strongest period.
