@@ -46,8 +46,7 @@ from iochar.errors import (
     ParameterError,
     SkippedRecordsWarning,
 )
-from iochar.load._base import Skip
-from iochar.load._text import Source, sha256_of, source_name
+from iochar.load import Skip, Source, sha256_of, source_name
 
 __all__ = ["Store", "LoadResult", "default_path", "default_wait", "DEFAULT_WAIT"]
 
@@ -509,23 +508,6 @@ class Store:
         return LoadResult(
             earlier, old_kind, uri, digest, duplicate=True, seconds=time.perf_counter() - t0
         )
-
-    def load_many(self, srcs: Iterable[Source], **kwargs: Any) -> list[LoadResult]:
-        """Load several inputs, each in its own transaction.
-
-        Parameters
-        ----------
-        srcs : iterable of str, os.PathLike, bytes or binary file
-            The inputs.
-        **kwargs
-            Passed to :meth:`load`.
-
-        Returns
-        -------
-        list of LoadResult
-            One per input, in order.
-        """
-        return [self.load(s, **kwargs) for s in srcs]
 
     def _next_ids(self) -> dict[str, int]:
         out = {}

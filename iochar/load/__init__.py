@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from iochar.errors import InputError, IocharError, UnknownKindError
 from iochar.load._base import BenchReader, Loader, Parsed, Skip, SkipLog
-from iochar.load._text import Source, read_head, source_name, text_head
+from iochar.load._text import Source, read_head, sha256_of, source_name, text_head
 
 __all__ = [
     "REGISTRY",
@@ -37,6 +37,9 @@ __all__ = [
     "Parsed",
     "Skip",
     "SkipLog",
+    "Source",
+    "sha256_of",
+    "source_name",
     "BENCH",
     "BenchReader",
     "register_bench",

@@ -75,7 +75,18 @@ except ImportError:  # pragma: no cover - the [all] extra installs it
 
 
 def source_name(src: Source) -> str:
-    """A printable name for a source (its path, or ``<buffer>``)."""
+    """A printable name for a source (its path, or ``<buffer>``).
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input.
+
+    Returns
+    -------
+    str
+        The path, a file object's ``name``, or ``"<buffer>"``.
+    """
     if isinstance(src, (str, os.PathLike)):
         return os.fspath(src)
     name = getattr(src, "name", None)
@@ -482,6 +493,16 @@ def sha256_of(src: Source) -> tuple[str, int]:
     reads), so a gzip, bzip2, xz or zstd copy of an input has the digest of
     the input itself: the store recognises it as the same content. The size
     is that of the file as stored (compressed or not). [bytes]
+
+    Parameters
+    ----------
+    src : str, os.PathLike, bytes or binary file
+        The input.
+
+    Returns
+    -------
+    tuple of (str, int)
+        The hex digest and the raw size [bytes].
 
     Raises
     ------
