@@ -608,7 +608,6 @@ class _Region:
     length: int
     slot: int | None = None
     module: str | None = None
-    inflated: int = 0  # decompressed bytes (set by validation)
 
 
 @dataclass
@@ -1086,17 +1085,14 @@ class _DxtDecoder:
 
 def _validate_region(path, fh, hdr: _Header, reg: _Region, walker=None) -> None:
     """Decompress ``reg`` completely; raise InputError naming it on failure."""
-    total = 0
     try:
         for out in _inflate(_region_chunks(fh, reg), hdr.comp):
-            total += len(out)
             if walker is not None:
                 walker.feed(out)
         if walker is not None:
             walker.close()
     except (zlib.error, OSError, EOFError, ValueError) as exc:
         raise _region_error(path, hdr, reg, exc) from exc
-    reg.inflated = total
 
 
 def _region_error(path, hdr: _Header, reg: _Region, exc: Exception) -> InputError:
@@ -1502,6 +1498,73 @@ def _drain(pieces: list[bytes]) -> Iterator[bytes]:
         yield pieces.pop()
 
 
+class _CounterRows:
+    """Records of a variable number of counters each, buffered as ``module_counters`` rows.
+
+    LUSTRE and HEATMAP records hold as many counters as their stripes or bins; each
+    record's codes (indexes into ``names``, which grows as new counters are met) and
+    values are added, and every ``log.chunk_rows`` rows become one piece in ``out``.
+
+    Parameters
+    ----------
+    log : _Log
+        The open log.
+    module : str
+        The module the records belong to.
+    names : list of str
+        Counter names by code; read at each flush, so it may grow in between.
+    file_like : bool
+        The record ids name files (their ``file_id`` is filled in), or not (NULL).
+    """
+
+    def __init__(self, log: _Log, module: str, names: list[str], *, file_like: bool) -> None:
+        self.log, self.module, self.names, self.file_like = log, module, names, file_like
+        self.out: list[dict[str, pa.Table]] = []
+        self._clear()
+
+    def _clear(self) -> None:
+        self.recs: list[int] = []
+        self.ids: list[int] = []
+        self.ranks: list[int] = []
+        self.codes: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.rows = 0
+
+    def add(self, ordinal: int, rid: int, rank: int, codes: list, values: list) -> None:
+        """Buffer one record: its counters' codes and values, given as lists of arrays."""
+        self.recs.append(ordinal)
+        self.ids.append(rid)
+        self.ranks.append(rank)
+        self.codes.append(np.concatenate(codes))
+        self.values.append(np.concatenate(values))
+        self.rows += len(self.values[-1])
+        if self.rows >= self.log.chunk_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        """Move the buffered records into one piece of ``out``."""
+        if not self.recs:
+            return
+        reps = np.array([len(v) for v in self.values])
+        fids = None
+        if self.file_like:
+            fids = np.repeat(self.log.file_ids_for(np.array(self.ids, dtype=np.uint64)), reps)
+        self.out.append(
+            {
+                "module_counters": _long_table(
+                    self.module,
+                    np.repeat(np.array(self.recs), reps),
+                    fids,
+                    np.repeat(np.array(self.ranks, np.int64), reps),
+                    np.concatenate(self.codes),
+                    list(self.names),
+                    np.concatenate(self.values),
+                )
+            }
+        )
+        self._clear()
+
+
 def _read_lustre(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Table]]:
     ffi = log.cb.ffi
     comp_names = _names_array(log.cb, "lustre_comp_counter_names") or []
@@ -1519,34 +1582,9 @@ def _read_lustre(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Tabl
 
     comp_codes: dict[int, np.ndarray] = {}
     ost_codes: dict[tuple[int, int], int] = {}
-    parts: dict[str, list] = {"rec": [], "id": [], "rank": [], "codes": [], "values": []}
-    rows = 0
-    out: list[dict[str, pa.Table]] = []
-
-    def flush():
-        nonlocal parts, rows
-        if not parts["rec"]:
-            return
-        reps = np.array([len(v) for v in parts["values"]])
-        fids = log.file_ids_for(np.array(parts["id"], dtype=np.uint64))
-        out.append(
-            {
-                "module_counters": _long_table(
-                    module,
-                    np.repeat(np.array(parts["rec"]), reps),
-                    np.repeat(fids, reps),
-                    np.repeat(np.array(parts["rank"], np.int64), reps),
-                    np.concatenate(parts["codes"]),
-                    list(names),
-                    np.concatenate(parts["values"]),
-                )
-            }
-        )
-        parts = {k: [] for k in parts}
-        rows = 0
+    rows = _CounterRows(log, module, names, file_like=True)
 
     def consume(ptr, ordinal):
-        nonlocal rows
         rec = ffi.cast("struct darshan_lustre_record *", ptr)
         nc, ns = int(rec.num_comps), int(rec.num_stripes)
         if not (0 <= nc <= _LUSTRE_MAX and 0 <= ns <= _LUSTRE_MAX):
@@ -1577,18 +1615,11 @@ def _read_lustre(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Tabl
                 codes.append(np.array([ost_codes[key] for key in keys]))
                 values.append(ost[used : used + stripes].astype(np.float64))
                 used += stripes
-        parts["rec"].append(ordinal)
-        parts["id"].append(rec.base_rec.id)
-        parts["rank"].append(rec.base_rec.rank)
-        parts["codes"].append(np.concatenate(codes))
-        parts["values"].append(np.concatenate(values))
-        rows += len(parts["values"][-1])
-        if rows >= log.chunk_rows:
-            flush()
+        rows.add(ordinal, rec.base_rec.id, rec.base_rec.rank, codes, values)
 
-    yield from _get_records_streaming(log, module, idx, consume, out)
-    flush()
-    yield from out
+    yield from _get_records_streaming(log, module, idx, consume, rows.out)
+    rows.flush()
+    yield from rows.out
 
 
 def _read_heatmap(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Table]]:
@@ -1608,33 +1639,9 @@ def _read_heatmap(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Tab
         base = code_of[key]
         return np.arange(base, base + 2 + 2 * nbins)
 
-    parts: dict[str, list] = {"rec": [], "rank": [], "codes": [], "values": []}
-    out: list[dict[str, pa.Table]] = []
-    rows = 0
-
-    def flush():
-        nonlocal parts, rows
-        if not parts["rec"]:
-            return
-        reps = np.array([len(v) for v in parts["values"]])
-        out.append(
-            {
-                "module_counters": _long_table(
-                    module,
-                    np.repeat(np.array(parts["rec"]), reps),
-                    None,
-                    np.repeat(np.array(parts["rank"], np.int64), reps),
-                    np.concatenate(parts["codes"]),
-                    list(names),
-                    np.concatenate(parts["values"]),
-                )
-            }
-        )
-        parts = {k: [] for k in parts}
-        rows = 0
+    rows = _CounterRows(log, module, names, file_like=False)
 
     def consume(ptr, ordinal):
-        nonlocal rows
         rec = ffi.cast("struct darshan_heatmap_record *", ptr)
         nbins = int(rec.nbins)
         if not 0 <= nbins <= _HEATMAP_MAX_BINS:
@@ -1660,17 +1667,11 @@ def _read_heatmap(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Tab
                 np.asarray(writes, np.float64),
             ]
         )
-        parts["rec"].append(ordinal)
-        parts["rank"].append(rec.base_rec.rank)
-        parts["codes"].append(codes_for(src, nbins))
-        parts["values"].append(values)
-        rows += len(values)
-        if rows >= log.chunk_rows:
-            flush()
+        rows.add(ordinal, rid, rec.base_rec.rank, [codes_for(src, nbins)], [values])
 
-    yield from _get_records_streaming(log, module, idx, consume, out)
-    flush()
-    yield from out
+    yield from _get_records_streaming(log, module, idx, consume, rows.out)
+    rows.flush()
+    yield from rows.out
 
 
 #: APMPI/APXC: (header struct, header fields, perf struct, perf layout).
