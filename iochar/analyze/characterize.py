@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from iochar._validation import check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
@@ -38,8 +39,7 @@ __all__ = ["app_table", "rates_table", "file_table", "data_rate"]
 
 def _facts(data, job_id: int | None, caller: str) -> FileIO:
     """The :class:`FileIO` of ``data`` (a Store, or facts already computed), for one job or all."""
-    if job_id is not None and not isinstance(job_id, int):
-        raise ParameterError("job_id", caller, "None or an int", job_id)
+    job_id = check_int(job_id, "job_id", caller, "None or an int", none=True)
     if isinstance(data, FileIO):
         return data.for_job(job_id)
     return file_io(data, job_id=job_id)
@@ -258,8 +258,8 @@ def data_rate(store, *, job_id: int, bin_s: float = 1.0) -> pd.DataFrame:
         ``bytes`` [bytes], ``ios``, ``bps`` (bytes per second in the bin
         [bytes/s]).
     """
-    if not isinstance(job_id, int):
-        raise ParameterError("job_id", "data_rate", "an int", job_id)
-    if not (isinstance(bin_s, (int, float)) and bin_s > 0):
-        raise ParameterError("bin_s", "data_rate", "a positive number of seconds", bin_s)
-    return store.sql(_RATE_SQL, params={"job_id": job_id, "bin_s": float(bin_s)}).df()
+    job_id = check_int(job_id, "job_id", "data_rate", "an int")
+    bin_s = check_real(
+        bin_s, "bin_s", "data_rate", "a positive number of seconds", low=0, low_open=True
+    )
+    return store.sql(_RATE_SQL, params={"job_id": job_id, "bin_s": bin_s}).df()

@@ -51,9 +51,9 @@ import re
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, file_io
-from iochar.errors import ParameterError
 
 __all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 
@@ -153,18 +153,21 @@ def classify(
         and ``series_files``.
     """
     caller = "classify"
-    if job_id is not None and not isinstance(job_id, int):
-        raise ParameterError("job_id", caller, "None or an int", job_id)
-    if not (isinstance(edge, (int, float)) and 0 < edge < 0.5):
-        raise ParameterError("edge", caller, "a float in (0, 0.5)", edge)
-    if not (isinstance(reuse, (int, float)) and reuse > 1):
-        raise ParameterError("reuse", caller, "a float > 1", reuse)
-    if burst_gap_s is not None and not (isinstance(burst_gap_s, (int, float)) and burst_gap_s > 0):
-        raise ParameterError(
-            "burst_gap_s", caller, "None or a positive number of seconds", burst_gap_s
-        )
-    if not (isinstance(max_cv, (int, float)) and max_cv > 0):
-        raise ParameterError("max_cv", caller, "a positive float", max_cv)
+    job_id = check_int(job_id, "job_id", caller, "None or an int", none=True)
+    edge = check_real(
+        edge, "edge", caller, "a float in (0, 0.5)", low=0, high=0.5, low_open=True, high_open=True
+    )
+    reuse = check_real(reuse, "reuse", caller, "a float > 1", low=1, low_open=True)
+    burst_gap_s = check_real(
+        burst_gap_s,
+        "burst_gap_s",
+        caller,
+        "None or a positive number of seconds",
+        low=0,
+        low_open=True,
+        none=True,
+    )
+    max_cv = check_real(max_cv, "max_cv", caller, "a positive float", low=0, low_open=True)
 
     if isinstance(store, FileIO):
         facts = store.for_job(job_id)
@@ -360,10 +363,10 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
         ``t_s`` (bin start since job start [s]), ``class``, ``bytes``
         [bytes], ``ios``, ``bps`` [bytes/s]; every bin and class present.
     """
-    if not isinstance(job_id, int):
-        raise ParameterError("job_id", "class_rate", "an int", job_id)
-    if not (isinstance(bin_s, (int, float)) and bin_s > 0):
-        raise ParameterError("bin_s", "class_rate", "a positive number of seconds", bin_s)
+    job_id = check_int(job_id, "job_id", "class_rate", "an int")
+    bin_s = check_real(
+        bin_s, "bin_s", "class_rate", "a positive number of seconds", low=0, low_open=True
+    )
     labels = classify(store, job_id=job_id, **rules)[["job_id", "file_id", "class"]]
     store.con.register("classes", labels)
     try:

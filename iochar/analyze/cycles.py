@@ -1602,9 +1602,7 @@ GROUP BY ALL ORDER BY b
 
 def _job(store, job_id: Any, caller: str) -> int:
     if job_id is not None:
-        if not isinstance(job_id, int | np.integer) or isinstance(job_id, bool):
-            raise ParameterError("job_id", caller, "None or an int", job_id)
-        return int(job_id)
+        return check_int(job_id, "job_id", caller, "None or an int")
     ids = [r[0] for r in store.sql("SELECT DISTINCT job_id FROM ops ORDER BY 1").fetchall()]
     if len(ids) != 1:
         raise ParameterError(

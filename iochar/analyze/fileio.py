@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_int, check_real
 from iochar.analyze._sql import has_dxt_posix, one_layer
-from iochar.errors import ParameterError
 
 __all__ = ["FileIO", "file_io"]
 
@@ -277,16 +277,19 @@ def file_io(
         ``job_id``, ``edge`` or ``burst_gap_s`` out of range.
     """
     caller = "file_io"
-    if job_id is not None and not isinstance(job_id, int):
-        raise ParameterError("job_id", caller, "None or an int", job_id)
-    if not (isinstance(edge, (int, float)) and 0 < edge < 0.5):
-        raise ParameterError("edge", caller, "a float in (0, 0.5)", edge)
-    if burst_gap_s is not None and not (
-        isinstance(burst_gap_s, (int, float)) and math.isfinite(burst_gap_s) and burst_gap_s > 0
-    ):
-        raise ParameterError(
-            "burst_gap_s", caller, "None or a positive number of seconds", burst_gap_s
-        )
+    job_id = check_int(job_id, "job_id", caller, "None or an int", none=True)
+    edge = check_real(
+        edge, "edge", caller, "a float in (0, 0.5)", low=0, high=0.5, low_open=True, high_open=True
+    )
+    burst_gap_s = check_real(
+        burst_gap_s,
+        "burst_gap_s",
+        caller,
+        "None or a positive number of seconds",
+        low=0,
+        low_open=True,
+        none=True,
+    )
     jobs = store.sql(_JOBS_SQL, params={"job_id": job_id}).df()
     rt = jobs["runtime_s"].astype("float64")
     unknown = jobs.loc[~(rt >= 0), "job_id"].astype("int64").tolist()

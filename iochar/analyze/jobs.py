@@ -101,6 +101,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_choice, check_int
 from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.errors import ParameterError
 
@@ -451,22 +452,16 @@ class JobMetrics:
 
 
 def _check_common(caller, job_id, basis, modules, procs_per_node, alignment_bytes) -> None:
-    if job_id is not None and not isinstance(job_id, (int, np.integer)):
-        raise ParameterError("job_id", caller, "None or an int", job_id)
-    if basis not in ("auto", "counters", "ops"):
-        raise ParameterError("basis", caller, "'auto', 'counters' or 'ops'", basis)
+    check_int(job_id, "job_id", caller, "None or an int", none=True)
+    check_choice(basis, "basis", caller, ("auto", "counters", "ops"), "'auto', 'counters' or 'ops'")
     if modules is not None and (
         isinstance(modules, str) or not all(isinstance(m, str) for m in modules) or not modules
     ):
         raise ParameterError(
             "modules", caller, "None or a non-empty sequence of module names", modules
         )
-    if procs_per_node is not None and not (
-        isinstance(procs_per_node, (int, np.integer)) and procs_per_node >= 1
-    ):
-        raise ParameterError("procs_per_node", caller, "None or an int >= 1", procs_per_node)
-    if not (isinstance(alignment_bytes, (int, np.integer)) and alignment_bytes >= 1):
-        raise ParameterError("alignment_bytes", caller, "an int >= 1 [bytes]", alignment_bytes)
+    check_int(procs_per_node, "procs_per_node", caller, "None or an int >= 1", low=1, none=True)
+    check_int(alignment_bytes, "alignment_bytes", caller, "an int >= 1 [bytes]", low=1)
 
 
 def job_metrics(

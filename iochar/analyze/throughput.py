@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from iochar._validation import check_real
 from iochar.errors import ParameterError
 
 __all__ = ["throughput"]
@@ -93,7 +94,8 @@ def throughput(
     }
     if bin_s is None:
         return store.sql(_RAW_SQL, params=params).df()
-    if not (isinstance(bin_s, (int, float)) and bin_s > 0):
-        raise ParameterError("bin_s", "throughput", "a positive number of seconds", bin_s)
+    bin_s = check_real(
+        bin_s, "bin_s", "throughput", "a positive number of seconds", low=0, low_open=True
+    )
     params.update(bin_s=float(bin_s), bin_us=int(round(bin_s * 1e6)))
     return store.sql(_SQL, params=params).df()

@@ -697,8 +697,7 @@ def similar_jobs(
         ``job_id`` is not among the jobs, or an argument is out of range.
     """
     caller = "similar_jobs"
-    if not isinstance(job_id, (int, np.integer)):
-        raise ParameterError("job_id", caller, "an int", job_id)
+    check_int(job_id, "job_id", caller, "an int")
     if isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
         raise ParameterError("metrics", caller, "a sequence of metric column names", metrics)
     df = _frame(data, caller, procs_per_node=procs_per_node)
