@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -220,8 +221,11 @@ def _py_find_line(raw: bytes) -> tuple[tuple[Any, ...] | None, str]:
         vals = (typ, int(size), float(at), float(mt), float(ct), int(uid), path)
     except ValueError:
         return None, "numbers in fields 2-6 (size, atime, mtime, ctime, uid)"
-    if not (0 <= vals[1] < 2**63 and 0 <= vals[5] < 2**63) or not all(np.isfinite(vals[2:5])):
-        return None, "size and uid in 0..2**63-1 and finite times"
+    if not (0 <= vals[1] <= _INT64_MAX and 0 <= vals[5] <= _INT64_MAX):
+        return None, "size and uid in 0..2**63-1"
+    for c, v in zip(("atime", "mtime", "ctime"), vals[2:5], strict=True):
+        if not (math.isfinite(v) and abs(v) < _MAX_EPOCH_S):  # the rule of _check_find_values
+            return None, f"a finite {c} within +-292,000 years of 1970 [s]"
     if not path:
         return None, "a non-empty path in field 7"
     return vals, ""

@@ -280,3 +280,23 @@ def test_lmt_sqlite_with_text_that_is_not_utf8_names_the_record(tmp_path):
     assert (err.line, err.unit, err.kind) == (rowid, "record", "lmt")
     assert "OST_INFO.OST_NAME" in err.expected
     assert _content(db) == before
+
+
+def test_find_time_beyond_range_is_refused_on_the_line_by_line_path_too():
+    # a malformed line sends the block down the line-by-line parser; a time out of range
+    # elsewhere in it must be judged by the same rule as on the Arrow path
+    lines = (DATA_DIR / "snapshot" / "tornado-before.find").read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"\t", b"\x00", 1)  # 6 fields: malformed
+    f = lines[12].split(b"\t")
+    f[2] = b"1e300"  # atime
+    lines[12] = b"\t".join(f)
+    data = b"\n".join(lines)
+    db = iochar.connect(":memory:")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = db.load(data, kind="snapshot", strict=False)
+    assert res.skipped == 2 and [s.line for s in res.skips] == [3, 13]
+    assert "atime within" in res.skips[1].reason
+    with pytest.raises(InputError) as e:
+        iochar.connect(":memory:").load(b"\n".join(lines[:2] + lines[3:]), kind="snapshot")
+    assert e.value.line == 12 and "atime" in e.value.expected
