@@ -108,6 +108,50 @@ _TEXT_COLUMNS = {
 }
 
 
+def _text(value: object) -> str:
+    """A value SQLite returned as bytes, as text (undecodable bytes as ``\\xNN``)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "backslashreplace")
+    return str(value)
+
+
+#: Storage classes (SQLite ``typeof``) each column iochar reads must have.
+_COLUMN_TYPES = {
+    ("OST_INFO", "OST_NAME"): ("text",),
+    ("TIMESTAMP_INFO", "TIMESTAMP"): ("text",),
+    ("OST_DATA", "READ_BYTES"): ("integer", "real"),
+    ("OST_DATA", "WRITE_BYTES"): ("integer", "real"),
+    ("MDS_INFO", "MDS_NAME"): ("text",),
+    ("OPERATION_INFO", "OPERATION_NAME"): ("text",),
+    ("MDS_OPS_DATA", "SAMPLES"): ("integer", "real"),
+}
+
+
+def _raise_mistyped(con: sqlite3.Connection, name: str, tables: set[str]) -> None:
+    """Name the first record whose value has the wrong storage class (a BLOB or NULL
+    where LMT's schema keeps text or a number; SQLite does not enforce column types).
+
+    Raises
+    ------
+    InputError
+        With the table, column and ``rowid`` (``unit="record"``).
+    """
+    con.text_factory = bytes
+    for (table, col), ok in _COLUMN_TYPES.items():
+        if table not in tables:
+            continue
+        marks = ", ".join("?" * len(ok))
+        row = con.execute(
+            f"SELECT rowid, typeof({col}) FROM {table} "  # names from _COLUMN_TYPES
+            f"WHERE typeof({col}) NOT IN ({marks}) ORDER BY rowid LIMIT 1",
+            ok,
+        ).fetchone()
+        if row is not None:
+            raise _bad(
+                name, row[0], f"{' or '.join(ok)} in {table}.{col} (rowid)", row[1], "record"
+            )
+
+
 def _raise_undecodable(con: sqlite3.Connection, name: str, tables: set[str]) -> None:
     """Name the record whose text is not UTF-8 (SQLite TEXT is UTF-8 by its file format's
     default encoding; Python refuses to decode anything else).
@@ -139,11 +183,16 @@ def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:
         con = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise _bad(name, None, "an SQLite database", str(exc)) from exc
+    tables: set[str] = set()
     try:
-        ok = con.execute("PRAGMA quick_check").fetchone()[0]
+        # SQLite's own report and the schema's names are read as bytes: in a corrupt file
+        # they may not be UTF-8, and the check must name the corruption, not fail on it
+        con.text_factory = bytes
+        ok = _text(con.execute("PRAGMA quick_check").fetchone()[0])
         if ok != "ok":
             raise _bad(name, None, "an intact SQLite database", ok)
-        tables = {r[0].upper() for r in con.execute("SELECT name FROM sqlite_master")}
+        tables = {_text(r[0]).upper() for r in con.execute("SELECT name FROM sqlite_master")}
+        con.text_factory = str
         need = {"OST_DATA", "OST_INFO", "TIMESTAMP_INFO"}
         if not need <= tables:
             raise _bad(name, None, "LMT tables " + ", ".join(sorted(need)), sorted(tables)[:8])
@@ -171,9 +220,14 @@ def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:
         if "FILESYSTEM_INFO" in tables:
             r = con.execute("SELECT FILESYSTEM_NAME FROM FILESYSTEM_INFO").fetchone()
             fs = r[0] if r else None
-    except sqlite3.Error as exc:
+    except InputError:
+        raise
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         if "decode" in str(exc):
             _raise_undecodable(con, name, tables)
+        raise _bad(name, None, "an intact LMT SQLite database", str(exc)) from exc
+    except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
+        _raise_mistyped(con, name, tables)
         raise _bad(name, None, "an intact LMT SQLite database", str(exc)) from exc
     finally:
         con.close()

@@ -300,3 +300,22 @@ def test_find_time_beyond_range_is_refused_on_the_line_by_line_path_too():
     with pytest.raises(InputError) as e:
         iochar.connect(":memory:").load(b"\n".join(lines[:2] + lines[3:]), kind="snapshot")
     assert e.value.line == 12 and "atime" in e.value.expected
+
+
+def test_lmt_sqlite_with_a_blob_where_a_number_belongs_names_the_record(tmp_path):
+    import sqlite3
+
+    bad = tmp_path / "lmt.sqlite3"
+    bad.write_bytes((DATA_DIR / "lmt" / "lmtdb-reset.sqlite3").read_bytes())
+    con = sqlite3.connect(bad)
+    rowid = con.execute("SELECT rowid FROM OST_DATA ORDER BY rowid LIMIT 1 OFFSET 7").fetchone()[0]
+    con.execute("UPDATE OST_DATA SET READ_BYTES = X'0080' WHERE rowid = ?", [rowid])
+    con.commit()
+    con.close()
+    db = iochar.connect(":memory:")
+    before = _content(db)
+    with pytest.raises(InputError) as e:
+        db.load(bad)
+    assert (e.value.line, e.value.unit) == (rowid, "record")
+    assert e.value.expected == "integer or real in OST_DATA.READ_BYTES (rowid)"
+    assert _content(db) == before
