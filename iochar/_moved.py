@@ -1,4 +1,4 @@
-"""Deprecation shims for public modules that moved (issue 15's layout).
+"""Deprecation shims for public modules that moved to the current package layout.
 
 A module that moved keeps its old name as a small module whose attributes
 are looked up in the new one(s), each read with a :class:`DeprecationWarning`
