@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from iochar._validation import check_real
+from iochar._validation import check_choice, check_real
 from iochar.errors import ParameterError
 
 __all__ = [
@@ -985,8 +985,7 @@ def idle_table(
         high=1.0,
         low_open=True,
     )
-    if total not in ("observed", "span"):
-        raise ParameterError("total", caller, "one of 'observed', 'span'", total)
+    check_choice(total, "total", caller, ("observed", "span"), "one of 'observed', 'span'")
     tl = _rebin(
         _prepare(series, sample_s=_sample_s(sample_s, caller), caller=caller), interval_s, caller
     )

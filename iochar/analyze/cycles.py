@@ -84,7 +84,7 @@ import pandas as pd
 import scipy.fft as sfft
 from scipy.special import gammaincc, gammaln
 
-from iochar._validation import check_int, check_real
+from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.errors import ParameterError
 
@@ -1677,10 +1677,8 @@ def signal_from_ops(
     1.9
     """
     caller = "signal_from_ops"
-    if op is not None and op not in ("read", "write"):
-        raise ParameterError("op", caller, "None, 'read' or 'write'", op)
-    if value not in ("bytes", "ops"):
-        raise ParameterError("value", caller, "'bytes' or 'ops'", value)
+    check_choice(op, "op", caller, (None, "read", "write"), "None, 'read' or 'write'")
+    check_choice(value, "value", caller, ("bytes", "ops"), "'bytes' or 'ops'")
     check_real(
         bin_s,
         "bin_s",

@@ -63,7 +63,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from iochar._validation import check_int, check_real, parse_time
+from iochar._validation import check_choice, check_int, check_real, parse_time
 from iochar.errors import ParameterError
 
 __all__ = [
@@ -218,8 +218,7 @@ class CostModel:
     # ------------------------------------------------------------------ fitting
     def _validate(self) -> None:
         caller = "CostModel"
-        if self.robust not in (None, "huber"):
-            raise ParameterError("robust", caller, "None or 'huber'", self.robust)
+        check_choice(self.robust, "robust", caller, (None, "huber"), "None or 'huber'")
         check_real(self.epsilon, "epsilon", caller, "a number > 1", low=1.0, low_open=True)
         check_int(self.max_iter, "max_iter", caller, "an int >= 1", low=1)
         if not isinstance(self.positive, bool):
@@ -534,8 +533,7 @@ class CostModel:
     def _coef(self, op: str, caller: str) -> tuple[float, float]:
         if not getattr(self, "a0_", None):
             raise ParameterError("self", caller, "a fitted model", "unfitted")
-        if op not in self.a0_:
-            raise ParameterError("op", caller, f"one of {sorted(self.a0_)}", op)
+        check_choice(op, "op", caller, sorted(self.a0_), f"one of {sorted(self.a0_)}")
         return self.a0_[op], self.a1_[op]
 
     def _params(self) -> dict[str, float]:
@@ -1440,8 +1438,9 @@ def load_ratio(
     )
     _check_model(model, caller)
     _need_both_ops(model, caller)
-    if bandwidth not in ("size_hist", "counters"):
-        raise ParameterError("bandwidth", caller, "'size_hist' or 'counters'", bandwidth)
+    check_choice(
+        bandwidth, "bandwidth", caller, ("size_hist", "counters"), "'size_hist' or 'counters'"
+    )
     r1, w1 = model.a1_["read"], model.a1_["write"]
     used = s[s["fsu_pct"].notna()]
     if used.empty:

@@ -23,6 +23,7 @@ from typing import Literal
 
 import pandas as pd
 
+from iochar._validation import check_choice
 from iochar.errors import ParameterError
 
 __all__ = ["size_cdf", "age_cdf", "growth"]
@@ -96,8 +97,7 @@ def size_cdf(store, snapshot_id: int, *, bins: Literal["exact", "log2"] = "exact
     sat in large files: the two curves of Fig. 8 are ``cdf_files`` and
     ``cdf_bytes``.
     """
-    if bins not in _SIZE_EXPR:
-        raise ParameterError("bins", "size_cdf", "one of 'exact', 'log2'", bins)
+    check_choice(bins, "bins", "size_cdf", tuple(_SIZE_EXPR), "one of 'exact', 'log2'")
     _check_snapshot(store, snapshot_id, "size_cdf")
     sql = _CDF_SQL.format(key="size_bytes", expr=_SIZE_EXPR[bins], where="")
     return store.sql(sql, {"sid": snapshot_id}).df()
@@ -142,8 +142,7 @@ def age_cdf(
     ParameterError
         Unknown snapshot id or ``kind``.
     """
-    if kind not in ("mtime", "atime"):
-        raise ParameterError("kind", "age_cdf", "one of 'mtime', 'atime'", kind)
+    check_choice(kind, "kind", "age_cdf", ("mtime", "atime"), "one of 'mtime', 'atime'")
     snap = _check_snapshot(store, snapshot_id, "age_cdf")
     if now is None:
         now = snap["taken_at"]
@@ -253,8 +252,9 @@ def growth(
     of the additional bytes: ``by="top_dir"`` (projects as top directories)
     or ``by="owner"`` finds such a contributor.
     """
-    if by not in ("total", "top_dir", "owner"):
-        raise ParameterError("by", "growth", "one of 'total', 'top_dir', 'owner'", by)
+    check_choice(
+        by, "by", "growth", ("total", "top_dir", "owner"), "one of 'total', 'top_dir', 'owner'"
+    )
     _check_snapshot(store, before_id, "growth", "before_id")
     _check_snapshot(store, after_id, "growth", "after_id")
     group = _TOP if by == "top_dir" else _GROUP_EXPR[by]

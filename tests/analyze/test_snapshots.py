@@ -152,3 +152,15 @@ def test_parameters_are_checked(two):
         S.growth(two, 0, 1, by="project")
     with pytest.raises(ParameterError, match="after_id"):
         S.growth(two, 0, 7)
+
+
+@pytest.mark.parametrize("bad", [["log2"], {"log2": 1}, np.array(["log2", "exact"])])
+def test_a_choice_of_any_type_is_a_parameter_error(two, bad):
+    # a list or dict used to reach `bad not in dict` (TypeError: unhashable), an array
+    # an ambiguous truth value; every choice goes through _validation.check_choice
+    with pytest.raises(ParameterError, match="bins"):
+        S.size_cdf(two, 0, bins=bad)
+    with pytest.raises(ParameterError, match="kind"):
+        S.age_cdf(two, 0, kind=bad)
+    with pytest.raises(ParameterError, match="by"):
+        S.growth(two, 0, 1, by=bad)
