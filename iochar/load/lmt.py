@@ -46,6 +46,7 @@ import sqlite3
 import struct
 import urllib.parse
 from collections.abc import Iterator
+from datetime import datetime
 from typing import ClassVar
 
 import numpy as np
@@ -243,10 +244,16 @@ def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:
         ]
     )
     t = df["time"].str.to_datetime("%Y-%m-%d %H:%M:%S", strict=False, time_unit="us")
-    if t.null_count() or df["v"].null_count():
+    if t.null_count() or df["v"].null_count() or not t.is_between(_TS_MIN, _TS_MAX).all():
         raise _bad(name, None, "TIMESTAMP 'YYYY-MM-DD HH:MM:SS' and numeric counters", "NULL")
     df = df.with_columns(t.alias("ts")).drop("time")
     return df, {"tool": "LMT", "format": "sqlite", "filesystem": fs}
+
+
+#: Times a counter sample may carry: years 1 to 9999, the range of Python's datetime,
+#: in which every analysis computes (polars and DuckDB parse years outside it).
+_TS_MIN = datetime(1, 1, 1)
+_TS_MAX = datetime(9999, 12, 31, 23, 59, 59, 999999)
 
 
 def _parse_csv(src: Source, name: str, strict: bool, skips: SkipLog) -> tuple[pl.DataFrame, dict]:
@@ -285,7 +292,7 @@ def _parse_csv(src: Source, name: str, strict: bool, skips: SkipLog) -> tuple[pl
         .otherwise(iso.dt.replace_time_zone(None))
     ).to_series()
     vals = {k: df[k].str.strip_chars().cast(pl.Float64, strict=False) for k in metrics}
-    bad = ts.is_null() | df["ost"].is_null()
+    bad = ts.is_null() | ~ts.is_between(_TS_MIN, _TS_MAX).fill_null(False) | df["ost"].is_null()
     for v in vals.values():
         bad = bad | v.is_null() | (v < 0)
     if bad.any():
@@ -294,7 +301,7 @@ def _parse_csv(src: Source, name: str, strict: bool, skips: SkipLog) -> tuple[pl
             raise _bad(
                 name,
                 first + 2,
-                "an ISO 8601 or epoch timestamp, an OST name and counters >= 0",
+                "an ISO 8601 or epoch timestamp in years 1-9999, an OST name and counters >= 0",
                 ",".join(str(df.row(first)[i] or "") for i in range(len(cols))),
             )
         for i in np.flatnonzero(bad.to_numpy())[:]:

@@ -319,3 +319,17 @@ def test_lmt_sqlite_with_a_blob_where_a_number_belongs_names_the_record(tmp_path
     assert (e.value.line, e.value.unit) == (rowid, "record")
     assert e.value.expected == "integer or real in OST_DATA.READ_BYTES (rowid)"
     assert _content(db) == before
+
+
+def test_lmt_csv_time_outside_python_datetime_years_is_refused_with_its_line():
+    # polars parses year -1; no analysis can hold it (Python datetime: years 1-9999)
+    lines = (DATA_DIR / "lmt" / "lmtdb-reset-ost.csv").read_text().split("\n")
+    lines[2] = "-1" + lines[2][4:]
+    data = "\n".join(lines).encode()
+    with pytest.raises(InputError) as e:
+        iochar.connect(":memory:").load(data, kind="lmt")
+    assert e.value.line == 3 and "years 1-9999" in e.value.expected
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = iochar.connect(":memory:").load(data, kind="lmt", strict=False)
+    assert res.skipped == 1 and res.skips[0].line == 3
