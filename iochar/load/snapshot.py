@@ -393,6 +393,15 @@ def _stat_name(text: str) -> str:
     return text.split(" -> ", 1)[0]
 
 
+def _common_root(paths: list[str]) -> str | None:
+    """The deepest folder holding every path; None when there are none, or when absolute
+    and relative paths are mixed (``stat /a b``: no one folder holds both)."""
+    dirs = [os.path.dirname(p) or "." for p in paths]
+    if not dirs or len({os.path.isabs(d) for d in dirs}) > 1:
+        return None
+    return os.path.commonpath(dirs)
+
+
 def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
     with open_text(src) as fh:
         data = fh.read()
@@ -490,7 +499,7 @@ def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterat
     if not entries and skips is None:
         raise _bad(name, 1, "at least one GNU stat record", data[:80])
     paths = rows["path"]
-    root = os.path.commonpath([os.path.dirname(p) or "." for p in paths]) if paths else None
+    root = _common_root(paths)
     n = len(paths)
     for lo in range(0, max(n, 1), chunk_rows):
         hi = min(n, lo + chunk_rows)
@@ -518,6 +527,17 @@ def _parse_stat(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterat
 
 
 # ---------------------------------------------------------------- walker Parquet
+def _meta_text(md: dict[bytes, bytes], key: bytes, name: str) -> str:
+    """A walker metadata value as text; Parquet key-value metadata is UTF-8 by the format's
+    definition, so other bytes mean a damaged file."""
+    try:
+        return md.get(key, b"").decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad(
+            name, None, f"UTF-8 text in the Parquet metadata {key.decode()!r}", md[key]
+        ) from None
+
+
 def _parse_parquet(src: Source, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
     pf = open_parquet(src, kind=KIND)
     names = pf.schema_arrow.names
@@ -525,8 +545,8 @@ def _parse_parquet(src: Source, name: str, strict: bool, chunk_rows: int) -> Ite
     if missing:
         raise _bad(name, None, f"iochar walker Parquet columns (missing {missing})", names)
     md = {**(pf.schema_arrow.metadata or {}), **(pf.metadata.metadata or {})}
-    root = md.get(b"iochar.root", b"").decode() or None
-    taken = md.get(b"iochar.taken_at", b"").decode()
+    root = _meta_text(md, b"iochar.root", name) or None
+    taken = _meta_text(md, b"iochar.taken_at", name)
     taken_at = _utc_naive(taken, name, 0) if taken else None
     skips = None if strict else SkipLog()
     types = {

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import warnings
 
+import pyarrow as pa
 import pytest
 
 import iochar
@@ -333,3 +334,28 @@ def test_lmt_csv_time_outside_python_datetime_years_is_refused_with_its_line():
         warnings.simplefilter("ignore")
         res = iochar.connect(":memory:").load(data, kind="lmt", strict=False)
     assert res.skipped == 1 and res.skips[0].line == 3
+
+
+def test_stat_listing_mixing_absolute_and_relative_paths_has_no_root():
+    # `stat /bin/bash ls` lists both kinds of path: no one folder holds them all
+    text = (DATA_DIR / "snapshot" / "ubuntu-18.04-bin.stat").read_bytes()
+    first = text.index(b"  File: /") + len(b"  File: ")
+    mixed = text[:first] + text[first + 1 :]  # the first record's path made relative
+    db = iochar.connect(":memory:")
+    db.load(mixed, kind="snapshot")
+    assert db.sql("SELECT root FROM snapshots").fetchall() == [(None,)]
+    db.load(text, kind="snapshot")  # all absolute: the common folder
+    assert db.sql("SELECT root FROM snapshots ORDER BY snapshot_id").fetchall()[1] == ("/bin",)
+
+
+def test_walker_parquet_with_metadata_that_is_not_utf8_is_an_input_error():
+    import pyarrow.parquet as pq
+
+    tb = pq.read_table(DATA_DIR / "snapshot" / "tornado-after.parquet")
+    md = dict(tb.schema.metadata or {})
+    md[b"iochar.taken_at"] = b"\x80\x81"
+    buf = pa.BufferOutputStream()
+    pq.write_table(tb.replace_schema_metadata(md), buf)
+    with pytest.raises(InputError) as e:
+        iochar.connect(":memory:").load(buf.getvalue().to_pybytes(), kind="snapshot")
+    assert "iochar.taken_at" in e.value.expected
