@@ -1562,7 +1562,11 @@ class _Parser:
             gann=pl.when(sh.is_in((0, _MMAP)) & args.str.contains("<", literal=True))
             .then(args)
             .str.extract(_P_ANYFD, 1),
-            mfd=pl.when(sh == _MMAP).then(args).str.extract(_P_MMAPFD, 1).cast(pl.Int64),
+            # an fd beyond int64 names no open file: no fd, as for offsets below
+            mfd=pl.when(sh == _MMAP)
+            .then(args)
+            .str.extract(_P_MMAPFD, 1)
+            .cast(pl.Int64, strict=False),
             off=pl.coalesce(
                 pl.when(pk == _POS_EXPLICIT).then(args).str.extract(_P_OFF, 1),
                 pl.when(pk == _POS_EXPLICIT2).then(args).str.extract(_P_OFF2, 1),

@@ -359,3 +359,15 @@ def test_walker_parquet_with_metadata_that_is_not_utf8_is_an_input_error():
     with pytest.raises(InputError) as e:
         iochar.connect(":memory:").load(buf.getvalue().to_pybytes(), kind="snapshot")
     assert "iochar.taken_at" in e.value.expected
+
+
+def test_strace_mmap_with_an_fd_beyond_int64_loads_without_that_fd():
+    text = (DATA_DIR / "strace" / "ckpt_tt.strace").read_bytes()
+    old = b"MAP_PRIVATE|MAP_ANONYMOUS, -1, 0)"
+    assert old in text
+    bad = text.replace(old, b"MAP_PRIVATE|MAP_ANONYMOUS, 99999999999999999999999999, 0)", 1)
+    plain = iochar.connect(":memory:")
+    plain.load(text, kind="strace")
+    db = iochar.connect(":memory:")
+    db.load(bad, kind="strace")  # was a polars conversion error
+    assert db.row_counts() == plain.row_counts()
