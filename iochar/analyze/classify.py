@@ -53,7 +53,7 @@ import pandas as pd
 
 from iochar._validation import check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
-from iochar.analyze.fileio import FileIO, file_io
+from iochar.analyze.fileio import FileIO, check_params, file_io
 
 __all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 
@@ -153,20 +153,8 @@ def classify(
         and ``series_files``.
     """
     caller = "classify"
-    job_id = check_int(job_id, "job_id", caller, "None or an int", none=True)
-    edge = check_real(
-        edge, "edge", caller, "a float in (0, 0.5)", low=0, high=0.5, low_open=True, high_open=True
-    )
+    job_id, edge, burst_gap_s = check_params(job_id, edge, burst_gap_s, caller)
     reuse = check_real(reuse, "reuse", caller, "a float > 1", low=1, low_open=True)
-    burst_gap_s = check_real(
-        burst_gap_s,
-        "burst_gap_s",
-        caller,
-        "None or a positive number of seconds",
-        low=0,
-        low_open=True,
-        none=True,
-    )
     max_cv = check_real(max_cv, "max_cv", caller, "a positive float", low=0, low_open=True)
 
     if isinstance(store, FileIO):

@@ -1688,8 +1688,7 @@ def signal_from_ops(
         low_open=True,
         none=True,
     )
-    if rank is not None and (not isinstance(rank, int | np.integer) or isinstance(rank, bool)):
-        raise ParameterError("rank", caller, "None or an int", rank)
+    check_int(rank, "rank", caller, "None or an int", none=True)
     if path is not None and not isinstance(path, str):
         raise ParameterError("path", caller, "None or a glob pattern (str)", path)
     if file_id is None:

@@ -242,6 +242,45 @@ class FileIO:
         )
 
 
+def check_params(
+    job_id: object, edge: object, burst_gap_s: object, caller: str
+) -> tuple[int | None, float, float | None]:
+    """Check the parameters of :func:`file_io`, for it and for the functions that pass
+    them on (:func:`iochar.analyze.classify.classify`).
+
+    Parameters
+    ----------
+    job_id, edge, burst_gap_s : object
+        As :func:`file_io` takes them.
+    caller : str
+        The function named in the message.
+
+    Returns
+    -------
+    tuple of (int or None, float, float or None)
+        ``job_id``, ``edge``, ``burst_gap_s`` as computed with.
+
+    Raises
+    ------
+    ParameterError
+        One of them out of range.
+    """
+    job_id = check_int(job_id, "job_id", caller, "None or an int", none=True)
+    edge = check_real(
+        edge, "edge", caller, "a float in (0, 0.5)", low=0, high=0.5, low_open=True, high_open=True
+    )
+    burst_gap_s = check_real(
+        burst_gap_s,
+        "burst_gap_s",
+        caller,
+        "None or a positive number of seconds",
+        low=0,
+        low_open=True,
+        none=True,
+    )
+    return job_id, edge, burst_gap_s
+
+
 def file_io(
     store,
     *,
@@ -276,20 +315,7 @@ def file_io(
     ParameterError
         ``job_id``, ``edge`` or ``burst_gap_s`` out of range.
     """
-    caller = "file_io"
-    job_id = check_int(job_id, "job_id", caller, "None or an int", none=True)
-    edge = check_real(
-        edge, "edge", caller, "a float in (0, 0.5)", low=0, high=0.5, low_open=True, high_open=True
-    )
-    burst_gap_s = check_real(
-        burst_gap_s,
-        "burst_gap_s",
-        caller,
-        "None or a positive number of seconds",
-        low=0,
-        low_open=True,
-        none=True,
-    )
+    job_id, edge, burst_gap_s = check_params(job_id, edge, burst_gap_s, "file_io")
     jobs = store.sql(_JOBS_SQL, params={"job_id": job_id}).df()
     rt = jobs["runtime_s"].astype("float64")
     unknown = jobs.loc[~(rt >= 0), "job_id"].astype("int64").tolist()
