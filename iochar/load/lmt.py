@@ -99,16 +99,6 @@ def _check_sqlite_file(path: str, name: str) -> None:
         raise _bad(name, None, f"{pages * page} bytes ({pages} pages)", f"{size} bytes", "byte")
 
 
-#: Text columns iochar reads from an LMT database, by table.
-_TEXT_COLUMNS = {
-    "OST_INFO": ("OST_NAME",),
-    "TIMESTAMP_INFO": ("TIMESTAMP",),
-    "MDS_INFO": ("MDS_NAME",),
-    "OPERATION_INFO": ("OPERATION_NAME",),
-    "FILESYSTEM_INFO": ("FILESYSTEM_NAME",),
-}
-
-
 def _text(value: object) -> str:
     """A value SQLite returned as bytes, as text (undecodable bytes as ``\\xNN``)."""
     if isinstance(value, bytes):
@@ -125,6 +115,7 @@ _COLUMN_TYPES = {
     ("MDS_INFO", "MDS_NAME"): ("text",),
     ("OPERATION_INFO", "OPERATION_NAME"): ("text",),
     ("MDS_OPS_DATA", "SAMPLES"): ("integer", "real"),
+    ("FILESYSTEM_INFO", "FILESYSTEM_NAME"): ("text",),
 }
 
 
@@ -163,19 +154,18 @@ def _raise_undecodable(con: sqlite3.Connection, name: str, tables: set[str]) -> 
         With the table, column and ``rowid`` of the first such value (``unit="record"``).
     """
     con.text_factory = bytes
-    for table, cols in _TEXT_COLUMNS.items():
-        if table not in tables:
+    for (table, col), kinds in _COLUMN_TYPES.items():
+        if table not in tables or kinds != ("text",):
             continue
-        for col in cols:
-            rows = con.execute(f"SELECT rowid, {col} FROM {table} ORDER BY rowid")  # names ours
-            for rowid, value in rows:
-                if isinstance(value, bytes):
-                    try:
-                        value.decode("utf-8")
-                    except UnicodeDecodeError:
-                        raise _bad(
-                            name, rowid, f"UTF-8 text in {table}.{col} (rowid)", value, "record"
-                        ) from None
+        rows = con.execute(f"SELECT rowid, {col} FROM {table} ORDER BY rowid")  # names ours
+        for rowid, value in rows:
+            if isinstance(value, bytes):
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise _bad(
+                        name, rowid, f"UTF-8 text in {table}.{col} (rowid)", value, "record"
+                    ) from None
 
 
 def _query(path: str, name: str) -> tuple[pl.DataFrame, dict]:

@@ -170,6 +170,11 @@ _INT64_MAX = 2**63 - 1
 _MAX_EPOCH_S = 9.2e12
 
 
+def _time_rule(column: str) -> str:
+    """The rule a time column keeps, in words: finite and below :data:`_MAX_EPOCH_S`."""
+    return f"a finite {column} within +-292,000 years of 1970 [s]"
+
+
 def _seconds_to_ts(arr: Any) -> pa.Array:
     """Epoch seconds (float) to timestamp[us], rounded to the nearest microsecond."""
     us = pc.round(pc.multiply(arr, 1e6))
@@ -201,7 +206,7 @@ def _check_find_values(tb: pa.Table) -> list[tuple[pa.ChunkedArray, str]]:
     for c in ("atime", "mtime", "ctime"):
         # a timestamp[us] holds +-2**63 us: about +-292,000 years around 1970
         ok = pc.and_(pc.is_finite(tb.column(c)), pc.less(pc.abs(tb.column(c)), _MAX_EPOCH_S))
-        checks.append((pc.invert(ok), f"a finite {c} within +-292,000 years of 1970 [s]"))
+        checks.append((pc.invert(ok), _time_rule(c)))
     return checks
 
 
@@ -224,8 +229,8 @@ def _py_find_line(raw: bytes) -> tuple[tuple[Any, ...] | None, str]:
     if not (0 <= vals[1] <= _INT64_MAX and 0 <= vals[5] <= _INT64_MAX):
         return None, "size and uid in 0..2**63-1"
     for c, v in zip(("atime", "mtime", "ctime"), vals[2:5], strict=True):
-        if not (math.isfinite(v) and abs(v) < _MAX_EPOCH_S):  # the rule of _check_find_values
-            return None, f"a finite {c} within +-292,000 years of 1970 [s]"
+        if not (math.isfinite(v) and abs(v) < _MAX_EPOCH_S):  # as in _check_find_values
+            return None, _time_rule(c)
     if not path:
         return None, "a non-empty path in field 7"
     return vals, ""

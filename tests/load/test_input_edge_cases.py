@@ -263,24 +263,34 @@ def test_info_into_a_closed_pipe_ends_quietly(tmp_path):
     assert proc.returncode == 1
 
 
-def test_lmt_sqlite_with_text_that_is_not_utf8_names_the_record(tmp_path):
+def _lmt_refused(tmp_path, pick: str, update: str) -> InputError:
+    """Load the real LMT database with the row ``pick`` selects changed by ``update``
+    (both SQL; ``update`` binds that rowid): the InputError, the database unchanged."""
     import sqlite3
 
     bad = tmp_path / "lmt.sqlite3"
     bad.write_bytes((DATA_DIR / "lmt" / "lmtdb-reset.sqlite3").read_bytes())
     con = sqlite3.connect(bad)
-    rowid = con.execute("SELECT max(rowid) FROM OST_INFO").fetchone()[0]
-    con.execute("UPDATE OST_INFO SET OST_NAME = CAST(X'ff41' AS TEXT) WHERE rowid = ?", [rowid])
+    rowid = con.execute(pick).fetchone()[0]
+    con.execute(update, [rowid])
     con.commit()
     con.close()
     db = iochar.connect(":memory:")
     before = _content(db)
     with pytest.raises(InputError) as e:
         db.load(bad)
-    err = e.value
-    assert (err.line, err.unit, err.kind) == (rowid, "record", "lmt")
-    assert "OST_INFO.OST_NAME" in err.expected
     assert _content(db) == before
+    assert (e.value.line, e.value.unit, e.value.kind) == (rowid, "record", "lmt")
+    return e.value
+
+
+def test_lmt_sqlite_with_text_that_is_not_utf8_names_the_record(tmp_path):
+    err = _lmt_refused(
+        tmp_path,
+        "SELECT max(rowid) FROM OST_INFO",
+        "UPDATE OST_INFO SET OST_NAME = CAST(X'ff41' AS TEXT) WHERE rowid = ?",
+    )
+    assert "OST_INFO.OST_NAME" in err.expected
 
 
 def test_find_time_beyond_range_is_refused_on_the_line_by_line_path_too():
@@ -304,22 +314,12 @@ def test_find_time_beyond_range_is_refused_on_the_line_by_line_path_too():
 
 
 def test_lmt_sqlite_with_a_blob_where_a_number_belongs_names_the_record(tmp_path):
-    import sqlite3
-
-    bad = tmp_path / "lmt.sqlite3"
-    bad.write_bytes((DATA_DIR / "lmt" / "lmtdb-reset.sqlite3").read_bytes())
-    con = sqlite3.connect(bad)
-    rowid = con.execute("SELECT rowid FROM OST_DATA ORDER BY rowid LIMIT 1 OFFSET 7").fetchone()[0]
-    con.execute("UPDATE OST_DATA SET READ_BYTES = X'0080' WHERE rowid = ?", [rowid])
-    con.commit()
-    con.close()
-    db = iochar.connect(":memory:")
-    before = _content(db)
-    with pytest.raises(InputError) as e:
-        db.load(bad)
-    assert (e.value.line, e.value.unit) == (rowid, "record")
-    assert e.value.expected == "integer or real in OST_DATA.READ_BYTES (rowid)"
-    assert _content(db) == before
+    err = _lmt_refused(
+        tmp_path,
+        "SELECT rowid FROM OST_DATA ORDER BY rowid LIMIT 1 OFFSET 7",
+        "UPDATE OST_DATA SET READ_BYTES = X'0080' WHERE rowid = ?",
+    )
+    assert err.expected == "integer or real in OST_DATA.READ_BYTES (rowid)"
 
 
 def test_lmt_csv_time_outside_python_datetime_years_is_refused_with_its_line():
