@@ -499,8 +499,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"{r.error:>+8.1%}"
         )
     print(
-        f"  mean |error| {cmp.attrs['mean_abs_error']:.1%}, "
-        f"max |error| {cmp.attrs['max_abs_error']:.1%} (in-sample: the same runs were fitted)"
+        f"  mean |error| {cmp.evidence['mean_abs_error']:.1%}, "
+        f"max |error| {cmp.evidence['max_abs_error']:.1%} (in-sample: the same runs were fitted)"
     )
     if json_path:
         print(f"raw fio output: {json_path}")

@@ -14,7 +14,7 @@ import re
 import pytest
 
 import iochar
-from iochar import analyze, datasets, errors, load, plot, schema, store
+from iochar import analyze, datasets, errors, load, plot, result, schema, store
 from iochar.datasets import synth
 
 #: every public module of iochar.analyze, found rather than listed
@@ -34,6 +34,7 @@ def _public():
         datasets,
         errors,
         plot,
+        result,
         synth,
         *ANALYZE,
     ]

@@ -27,7 +27,7 @@ targets and metrics first (:func:`aggregate`).
 
 Each sample covers the time since the previous sample; the first sample
 covers the nominal sampling interval (``sample_s``, else
-``series.attrs["interval_s"]``, else the median spacing). When two samples
+``series.evidence["interval_s"]``, else the median spacing). When two samples
 are more than 1.5 nominal intervals apart, the later one covers one nominal
 interval and the rest is a **gap**.
 
@@ -39,7 +39,7 @@ by only some of the targets. Gap time counts neither as idle nor as busy: it
 is left out of the observed time the shares are relative to, splits idle
 periods in two, and is reported as ``gap_s`` in every result. Idle periods
 that touch a gap or an end of the series are counted in
-``attrs["censored_periods"]`` (their true length may be longer).
+``evidence["censored_periods"]`` (their true length may be longer).
 
 Peak
 ----
@@ -62,6 +62,7 @@ import pandas as pd
 
 from iochar._validation import check_choice, check_real
 from iochar.errors import ParameterError
+from iochar.result import Column, Result, Table, evidence_of
 
 __all__ = [
     "IDLE_BUCKETS",
@@ -209,7 +210,7 @@ def _prepare(obj, *, sample_s: float | None, caller: str) -> _Timeline:
     width = None
     if isinstance(obj, pd.DataFrame):
         index, values, width = _frame_parts(obj, caller)
-        attrs_interval = obj.attrs.get("interval_s")
+        ev_interval = evidence_of(obj).get("interval_s")
     elif isinstance(obj, pd.Series):
         index = obj.index
         if not (pd.api.types.is_numeric_dtype(obj.dtype) or obj.dtype == object):
@@ -220,7 +221,7 @@ def _prepare(obj, *, sample_s: float | None, caller: str) -> _Timeline:
             raise ParameterError(
                 "series", caller, "a Series of numeric rates", str(obj.dtype)
             ) from exc
-        attrs_interval = obj.attrs.get("interval_s")
+        ev_interval = evidence_of(obj).get("interval_s")
     else:
         raise ParameterError(
             "series",
@@ -277,10 +278,10 @@ def _prepare(obj, *, sample_s: float | None, caller: str) -> _Timeline:
         bad = finite[~np.isfinite(finite) | (finite < 0)][0]
         raise ParameterError("series", caller, "rates that are finite and >= 0", float(bad))
     nominal = sample_s
-    if nominal is None and attrs_interval is not None:
+    if nominal is None and ev_interval is not None:
         nominal = check_real(
-            attrs_interval,
-            "series.attrs['interval_s']",
+            ev_interval,
+            "series.evidence['interval_s']",
             caller,
             "a positive number of seconds",
             low=0.0,
@@ -293,7 +294,7 @@ def _prepare(obj, *, sample_s: float | None, caller: str) -> _Timeline:
             raise ParameterError(
                 "sample_s",
                 caller,
-                "given (or series.attrs['interval_s'] set) when the series has one sample",
+                "given (or series.evidence['interval_s'] set) when the series has one sample",
                 None,
             )
         nominal = float(np.median(d))
@@ -434,7 +435,7 @@ def _merge(st: np.ndarray, starts: np.ndarray, ends: np.ndarray):
 # --------------------------------------------------------------------------- public API
 
 
-def aggregate(df: pd.DataFrame) -> pd.Series:
+def aggregate(df: pd.DataFrame) -> Column:
     """Sum a throughput table over its targets and metrics into one rate series.
 
     Carns et al. (2011, section 4) study the combined read and write
@@ -451,13 +452,13 @@ def aggregate(df: pd.DataFrame) -> pd.Series:
 
     Returns
     -------
-    pandas.Series
+    iochar.result.Column
         Named ``rate_per_s`` [amount/s], indexed by ``ts`` ascending. NaN
         where the time holds a gap: any row is ``flagged`` (reset, wrap, gap),
         a (target, metric) pair has no row at that ``ts``, or a row covers
         less than 90% of its interval (``covered_s`` against the sample's
         interval, or against the bin width when ``df`` is binned; the width
-        is read from ``amount / rate_per_s``). ``attrs``: ``interval_s`` (the median
+        is read from ``amount / rate_per_s``). ``evidence``: ``interval_s`` (the median
         interval width [s]), ``gaps`` (number of NaN samples), ``targets``
         and ``metrics`` (sorted lists, when the columns exist).
 
@@ -478,20 +479,20 @@ def aggregate(df: pd.DataFrame) -> pd.Series:
     if not isinstance(df, pd.DataFrame):
         raise ParameterError("df", "aggregate", "a throughput() DataFrame", type(df).__name__)
     index, rate, width = _frame_parts(df, "aggregate")
-    out = pd.Series(rate, index=pd.Index(index, name="ts"), name="rate_per_s")
+    ev: dict = {}
     if width is not None and len(width):
-        out.attrs["interval_s"] = float(np.median(width))
+        ev["interval_s"] = float(np.median(width))
     elif len(index) > 1:
-        out.attrs["interval_s"] = float(
+        ev["interval_s"] = float(
             np.median(np.diff(pd.Index(index).to_numpy()) / np.timedelta64(1, "s"))
             if pd.api.types.is_datetime64_any_dtype(index)
             else np.median(np.diff(np.asarray(index, dtype=float)))
         )
-    out.attrs["gaps"] = int(np.isnan(rate).sum())
+    ev["gaps"] = int(np.isnan(rate).sum())
     for col in ("target", "metric"):
         if col in df.columns:
-            out.attrs[col + "s"] = sorted(map(str, df[col].unique()))
-    return out
+            ev[col + "s"] = sorted(map(str, df[col].unique()))
+    return Column(rate, index=pd.Index(index, name="ts"), name="rate_per_s", evidence=ev)
 
 
 def series(
@@ -501,7 +502,7 @@ def series(
     targets: Sequence[str] | None = None,
     bin_s: float | None = 60.0,
     source_id: int | None = None,
-) -> pd.Series:
+) -> Column:
     """The aggregated rate of some counters over time, ready for burst analysis.
 
     :func:`iochar.analyze.throughput.throughput` followed by
@@ -524,9 +525,9 @@ def series(
 
     Returns
     -------
-    pandas.Series
+    iochar.result.Column
         ``rate_per_s`` [amount/s] indexed by bin end (UTC), NaN in gaps, as
-        from :func:`aggregate`; ``attrs["interval_s"]`` is ``bin_s`` when
+        from :func:`aggregate`; ``evidence["interval_s"]`` is ``bin_s`` when
         given. Empty when no counters match.
 
     Raises
@@ -538,12 +539,18 @@ def series(
 
     df = throughput(store, metrics=metrics, targets=targets, bin_s=bin_s, source_id=source_id)
     if df.empty:
-        out = pd.Series([], index=pd.DatetimeIndex([], name="ts"), name="rate_per_s", dtype=float)
+        out = Column([], index=pd.DatetimeIndex([], name="ts"), name="rate_per_s", dtype=float)
     else:
         out = aggregate(df)
     if bin_s is not None:
-        out.attrs["interval_s"] = float(bin_s)
-    out.attrs["metrics"] = list(metrics)
+        out.evidence["interval_s"] = float(bin_s)
+    out.evidence["metrics"] = list(metrics)
+    out.params = {
+        "metrics": list(metrics),
+        "targets": None if targets is None else list(targets),
+        "bin_s": bin_s,
+        "source_id": source_id,
+    }
     return out
 
 
@@ -555,7 +562,7 @@ def segment(
     min_idle_s: float = 0.0,
     peak: float | None = None,
     sample_s: float | None = None,
-) -> pd.DataFrame:
+) -> Table:
     """Split a throughput series into burst, idle and gap phases.
 
     A sample is *burst* when its rate is at least ``threshold`` x peak (and
@@ -585,12 +592,12 @@ def segment(
         Rate [amount/s] the threshold is relative to; default the observed
         maximum. Must not be below the observed maximum.
     sample_s : float, optional
-        Nominal sampling interval [s]; default ``series.attrs["interval_s"]``
+        Nominal sampling interval [s]; default ``series.evidence["interval_s"]``
         or the median spacing of the samples.
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         One row per phase, in time order, tiling the series from the start of
         its first sample to its last time stamp without overlap: ``state``
         ("burst", "idle", "gap"), ``start``, ``end`` (the input's time type),
@@ -599,7 +606,7 @@ def segment(
         ``peak_per_s`` (highest sample rate), ``n_samples`` (samples in the
         phase; holes between samples are not samples) and ``n_relabeled``
         (samples whose own state differs from the phase's, by the minimum
-        durations). ``attrs`` holds the evidence: ``threshold``,
+        durations). ``evidence`` holds the evidence: ``threshold``,
         ``threshold_per_s`` (absolute), ``peak_per_s``, ``peak_source``,
         ``sample_s``, ``min_burst_s``, ``min_idle_s``, ``observed_s`` and
         ``gap_s`` [s].
@@ -674,7 +681,7 @@ def segment(
     )
     out["state"] = out["state"].astype(str)
     observed = tl.observed_s()
-    out.attrs.update(
+    ev = dict(
         threshold=thr,
         threshold_per_s=thr * pk,
         peak_per_s=pk,
@@ -685,7 +692,14 @@ def segment(
         observed_s=observed,
         gap_s=tl.span_s() - observed,
     )
-    return out
+    params = dict(
+        threshold=threshold,
+        min_burst_s=min_burst_s,
+        min_idle_s=min_idle_s,
+        peak=peak,
+        sample_s=sample_s,
+    )
+    return Table(out, evidence=ev, params=params)
 
 
 def throughput_cdf(
@@ -695,7 +709,7 @@ def throughput_cdf(
     interval_s: float | None = None,
     points: int | None = None,
     sample_s: float | None = None,
-) -> pd.DataFrame:
+) -> Table:
     """Cumulative share of time at or below each throughput (Carns et al. 2011, Fig. 7).
 
     Time-weighted over the observed (non-gap) time: each sample counts for
@@ -720,10 +734,10 @@ def throughput_cdf(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         Columns ``rate_per_s`` [amount/s], ``fraction_of_peak`` and
         ``share_of_time`` (fraction of observed time with a rate at or below
-        it), ascending. ``attrs``: ``peak_per_s``, ``peak_source``,
+        it), ascending. ``evidence``: ``peak_per_s``, ``peak_source``,
         ``interval_s`` (the interval analysed [s]), ``observed_s``, ``gap_s``.
 
     Raises
@@ -765,19 +779,23 @@ def throughput_cdf(
         rate = np.linspace(0.0, 1.0, int(points)) * pk
         k = np.searchsorted(r, rate, side="right")
         share = np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0) / total
-    out = pd.DataFrame({"rate_per_s": rate, "fraction_of_peak": rate / pk, "share_of_time": share})
-    out.attrs.update(
+    ev = dict(
         peak_per_s=pk,
         peak_source=source,
         interval_s=tl.sample_s,
         observed_s=float(total),
         gap_s=tl.span_s() - float(total),
     )
-    return out
+    params = dict(peak=peak, interval_s=interval_s, points=points, sample_s=sample_s)
+    return Table(
+        {"rate_per_s": rate, "fraction_of_peak": rate / pk, "share_of_time": share},
+        evidence=ev,
+        params=params,
+    )
 
 
 @dataclass(frozen=True)
-class ShareBelowResult:
+class ShareBelowResult(Result):
     """Share of observed time below a fraction of peak, with its evidence.
 
     Attributes
@@ -801,6 +819,10 @@ class ShareBelowResult:
         Time without a measurement, left out [s].
     interval_s : float
         Interval analysed [s] (the sampling interval, or the re-binned width).
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     fraction: float
@@ -882,6 +904,7 @@ def share_below(
         observed_s=observed,
         gap_s=tl.span_s() - observed,
         interval_s=tl.sample_s,
+        params=dict(fraction=fraction, peak=peak, interval_s=interval_s, sample_s=sample_s),
     )
 
 
@@ -894,7 +917,7 @@ def idle_table(
     peak: float | None = None,
     total: str = "observed",
     sample_s: float | None = None,
-) -> pd.DataFrame:
+) -> Table:
     """Idle periods by duration, in the layout of Carns et al. (2011), Table III.
 
     An idle period is a maximal run of consecutive intervals whose rate is
@@ -932,7 +955,7 @@ def idle_table(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         Nine rows indexed by ``duration_min`` -- "1", "2-5", "6-10",
         "11-20", "21-30", "31-40", "41-50", "51-60", ">60" -- with columns
         ``count`` (idle periods), ``minutes`` (their summed duration [min])
@@ -940,7 +963,7 @@ def idle_table(
         summed interval lengths / 60) goes in the bucket ``low < d <= high``
         of :data:`IDLE_BUCKETS`: with 60-s intervals ``d`` is a whole number
         and the buckets are Carns'; with 5-s samples a 90-s period is 1.5
-        minutes, in "2-5". ``attrs`` holds the evidence and totals:
+        minutes, in "2-5". ``evidence`` holds the evidence and totals:
         ``interval_s`` (the interval analysed [s]), ``strict``,
         ``idle_fraction``, ``threshold_per_s``, ``peak_per_s``,
         ``peak_source``, ``total``, ``total_s``, ``observed_s``, ``gap_s``,
@@ -970,7 +993,7 @@ def idle_table(
     >>> t = idle_table(s)
     >>> t.loc[["1", "2-5"], ["count", "minutes"]].to_dict("index")
     {'1': {'count': 1, 'minutes': 1.0}, '2-5': {'count': 1, 'minutes': 2.0}}
-    >>> round(float(t["percent"].sum()), 1), t.attrs["threshold_per_s"]
+    >>> round(float(t["percent"].sum()), 1), t.evidence["threshold_per_s"]
     (50.0, 5.0)
     """
     caller = "idle_table"
@@ -1012,11 +1035,12 @@ def idle_table(
         {"count": count.astype(np.int64), "minutes": mins, "percent": 100.0 * mins * 60 / total_s},
         index=pd.Index([b[0] for b in IDLE_BUCKETS], name="duration_min"),
     )
+    ev: dict = {}
     before_gap = np.r_[True, st[:-1] == _GAP]  # the piece before each piece is a gap/edge
     after_gap = np.r_[st[1:] == _GAP, True]
     censored = int((before_gap[s] | after_gap[e - 1]).sum())
     longest = int(np.argmax(dur)) if len(dur) else None
-    table.attrs.update(
+    ev.update(
         interval_s=tl.sample_s,
         strict=bool(strict),
         idle_fraction=None if strict else frac,
@@ -1037,4 +1061,12 @@ def idle_table(
         if longest is not None
         else None,
     )
-    return table
+    params = dict(
+        idle_fraction=idle_fraction,
+        strict=strict,
+        peak=peak,
+        interval_s=interval_s,
+        total=total,
+        sample_s=sample_s,
+    )
+    return Table(table, evidence=ev, params=params)

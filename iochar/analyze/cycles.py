@@ -73,11 +73,12 @@ section 4 (bursty throughput and idle periods of storage devices).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -87,6 +88,7 @@ from scipy.special import gammaincc, gammaln
 from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.errors import ParameterError
+from iochar.result import Result
 
 __all__ = [
     "PeriodResult",
@@ -141,8 +143,24 @@ _MIN_COVER = 0.2  # a period must show in at least this share of the signal's sp
 # --------------------------------------------------------------------------- results
 
 
+class SpectrumSearch(NamedTuple):
+    """What a period search keeps to draw its spectrum later (views of its arrays, no copies)."""
+
+    k_lo: int  # first searched frequency bin
+    k_hi: int  # last searched frequency bin
+    span_s: float  # transform length (zero-padded samples x sample spacing) [s]
+    n_samples: int  # samples analysed: the periodogram's normalisation
+    power: np.ndarray  # Hann-windowed periodogram per bin
+    background: np.ndarray  # local noise level per bin
+    centres: np.ndarray  # background bands' centres [bins]
+    neff: np.ndarray  # independent bins per band
+    dense: np.ndarray  # whether lines fill the band
+    searched: int  # frequencies searched (the false-alarm correction)
+    p_thr: float  # per-frequency p-value a line must be below
+
+
 @dataclass(frozen=True)
-class PeriodResult:
+class PeriodResult(Result):
     """Dominant periods of a signal, with their evidence (see :func:`find_periods`).
 
     Attributes
@@ -184,6 +202,13 @@ class PeriodResult:
         nothing was searched.
     reason : str
         Why no period was reported (empty when some were).
+    search : SpectrumSearch or None
+        What the search kept to draw :attr:`spectrum` (None when nothing was
+        searched).
+    params : dict
+        The parameters of :func:`find_periods` as given.
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     periods: pd.DataFrame
@@ -193,6 +218,7 @@ class PeriodResult:
     gap_share: float
     threshold: float
     reason: str
+    search: SpectrumSearch | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def spectrum(self) -> pd.DataFrame:
@@ -208,7 +234,7 @@ class PeriodResult:
             ``threshold`` (the power a line must exceed there to be reported,
             same unit) and ``false_alarm`` (of a line at that frequency).
         """
-        data = getattr(self, "_spec_data", None)
+        data = self.search
         if data is None:
             cols = ("frequency_hz", "period_s", "power", "background", "power_ratio")
             cols += ("threshold", "false_alarm")
@@ -245,7 +271,7 @@ class PeriodResult:
 
 
 @dataclass(frozen=True)
-class CycleResult:
+class CycleResult(Result):
     """A signal cut into cycles of one period (see :func:`split_cycles`).
 
     Attributes
@@ -283,6 +309,10 @@ class CycleResult:
     t0 : float or pandas.Timestamp
         Time of the first sample; ``start_s``, ``end_s`` and ``onset_s``
         count from it.
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     cycles: pd.DataFrame
@@ -960,9 +990,18 @@ def find_periods(
             none=True,
         )
     sig = _as_signal(signal, dt_s, caller)
-    return _find(
+    res = _find(
         sig, int(max_periods), float(min_confidence), float(min_cycles), min_period_s, max_period_s
     )
+    params = dict(
+        dt_s=dt_s,
+        max_periods=max_periods,
+        min_confidence=min_confidence,
+        min_cycles=min_cycles,
+        min_period_s=min_period_s,
+        max_period_s=max_period_s,
+    )
+    return dataclasses.replace(res, params=params)
 
 
 _DTYPES = {c: "float64" for c in PERIOD_COLUMNS} | {
@@ -993,7 +1032,13 @@ def _result(sig: _Sig, rows: list[dict], spec: _Spec | None, reason: str) -> Per
     else:
         periods = _EMPTY.copy()
     n = len(sig.x)
-    res = PeriodResult(
+    search = None
+    if spec is not None:  # kept (views, no copies) for the lazy ``spectrum`` table
+        search = SpectrumSearch(
+            spec.k_lo, spec.k_hi, spec.N * sig.dt, n, spec.S, spec.B, spec.centres,
+            spec.neff, spec.dense, spec.m, spec.p_thr,
+        )  # fmt: skip
+    return PeriodResult(
         periods=periods,
         dt_s=sig.dt,
         n_samples=n,
@@ -1001,12 +1046,8 @@ def _result(sig: _Sig, rows: list[dict], spec: _Spec | None, reason: str) -> Per
         gap_share=sig.gaps / n,
         threshold=spec.z_thr if spec is not None else float("nan"),
         reason=reason,
+        search=search,
     )
-    if spec is not None:  # kept (views, no copies) for the lazy ``spectrum`` table
-        data = (spec.k_lo, spec.k_hi, spec.N * sig.dt, n, spec.S, spec.B, spec.centres,
-                spec.neff, spec.dense, spec.m, spec.p_thr)  # fmt: skip
-        object.__setattr__(res, "_spec_data", data)
-    return res
 
 
 def _find(
@@ -1564,7 +1605,8 @@ def split_cycles(
     with np.errstate(invalid="ignore", divide="ignore"):
         typical = sums[use].sum(axis=0) / cnt[use].sum(axis=0)
     profile = pd.DataFrame({"phase": np.arange(G) / G, "mean": typical, "cdf": ref_cdf})
-    return CycleResult(cycles, float(period_s), score, jitter, profile, sig.t0)
+    params = dict(period_s=period_s, dt_s=dt_s, phase_bins=phase_bins)
+    return CycleResult(cycles, float(period_s), score, jitter, profile, sig.t0, params=params)
 
 
 # --------------------------------------------------------------------------- store

@@ -62,6 +62,7 @@ from iochar._validation import parse_time
 from iochar.analyze import bursts
 from iochar.analyze.throughput import throughput
 from iochar.errors import ParameterError, ReportError
+from iochar.result import Result, Table
 
 __all__ = [
     "BYTE_METRICS",
@@ -183,7 +184,7 @@ def _target_row(g: pd.DataFrame, share_fraction: float, idle_fraction: float) ->
     valid = ~np.isnan(series.to_numpy(float))
     ok = ~g["flagged"].fillna(True).to_numpy(bool)
     row: dict[str, Any] = {
-        "interval_s": float(series.attrs.get("interval_s", math.nan)),
+        "interval_s": float(series.evidence.get("interval_s", math.nan)),
         "samples": int(len(series)),
         "flagged": int((~valid).sum()),
         "mib": float(g.loc[ok, "amount"].sum()) / _MIB,
@@ -215,7 +216,7 @@ def _target_row(g: pd.DataFrame, share_fraction: float, idle_fraction: float) ->
     except ParameterError as exc:  # e.g. a single sample without a known interval
         row["note"] = str(exc)
         return row
-    a = idle.attrs
+    a = idle.evidence
     row["observed_s"] = a["observed_s"]
     row["gap_s"] = a["gap_s"]
     row["mean_mib_s"] = row["mib"] / a["observed_s"] if a["observed_s"] > 0 else math.nan
@@ -256,7 +257,7 @@ def counter_load(
     bin_s: float | None = None,
     share_fraction: float = 0.33,
     idle_fraction: float = 0.05,
-) -> pd.DataFrame:
+) -> Table:
     """How busy each device or server target was, one row per (input, target).
 
     Each target's read plus write throughput (``counters`` metrics
@@ -287,7 +288,7 @@ def counter_load(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         Ordered by ``source_id``, ``target``: ``kind``, ``input`` (file name),
         ``interval_s`` [s], ``samples``, ``observed_s`` and ``gap_s`` [s],
         ``flagged`` (samples that are gaps: reset, wrap, missing target),
@@ -295,8 +296,8 @@ def counter_load(
         [MiB/s], ``share_below`` (share of observed time below
         ``share_fraction`` x peak), ``idle_share`` (share of observed time in
         idle periods), ``idle_periods``, ``longest_idle_s`` [s] and ``note``
-        ("no traffic": idle means no activity at all). ``attrs`` holds the
-        parameters.
+        ("no traffic": idle means no activity at all). ``params`` holds the
+        parameters as used.
 
     Raises
     ------
@@ -319,7 +320,7 @@ def counter_load(
             rows.append(row)
     out = pd.DataFrame(rows, columns=_LOAD_COLUMNS)
     out["peak_ts"] = pd.to_datetime(out["peak_ts"])
-    out.attrs.update(
+    params = dict(
         share_fraction=float(share_fraction),
         idle_fraction=float(idle_fraction),
         bin_s=bin_s,
@@ -327,7 +328,7 @@ def counter_load(
         end=parse_time(end, "end", "counter_load"),
         targets=tg,
     )
-    return out
+    return Table(out, params=params)
 
 
 def duplicates(load: pd.DataFrame, *, rtol: float = 0.01) -> pd.DataFrame:
@@ -433,7 +434,7 @@ def rates(
     start: Any = None,
     end: Any = None,
     bin_s: float | None = None,
-) -> pd.DataFrame:
+) -> Table:
     """Read and write throughput of one input's targets in a time window.
 
     Parameters
@@ -453,9 +454,9 @@ def rates(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         :func:`iochar.analyze.throughput.throughput` rows of ``read_bytes`` and
-        ``write_bytes``; ``attrs["source_id"]`` names the input.
+        ``write_bytes``; ``params["source_id"]`` names the input.
 
     Raises
     ------
@@ -467,12 +468,18 @@ def rates(
         store, metrics=BYTE_METRICS, targets=_targets(targets), bin_s=bin_s, source_id=source_id
     )
     df = _window(df, start, end, "rates")
-    df.attrs["source_id"] = int(source_id)
-    return df
+    params = dict(
+        source_id=int(source_id),
+        targets=_targets(targets),
+        start=parse_time(start, "start", "rates"),
+        end=parse_time(end, "end", "rates"),
+        bin_s=bin_s,
+    )
+    return Table(df, params=params)
 
 
 @dataclass(frozen=True)
-class BurstView:
+class BurstView(Result):
     """One input's summed throughput and its burst and idle analysis (Carns et al. 2011).
 
     What the time-series part of notebook 02-system-load shows, from
@@ -494,6 +501,10 @@ class BurstView:
         :func:`iochar.analyze.bursts.share_below` of ``series``.
     idle : pandas.DataFrame
         :func:`iochar.analyze.bursts.idle_table` of ``series`` (Table III layout).
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     source_id: int

@@ -36,6 +36,7 @@ import pandas as pd
 
 from iochar._validation import check_int, check_real
 from iochar.analyze._sql import has_dxt_posix, one_layer
+from iochar.result import Result
 
 __all__ = ["FileIO", "file_io"]
 
@@ -173,7 +174,7 @@ _FILE_COLUMNS = [
 
 
 @dataclass(frozen=True)
-class FileIO:
+class FileIO(Result):
     """The per (job, file) I/O facts behind Tables 1-2 and :func:`classify`.
 
     Attributes
@@ -210,6 +211,10 @@ class FileIO:
     memo : dict
         Results derived from these facts (e.g. the per-job sums Tables 1 and 2
         share), filled on first use.
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     files: pd.DataFrame

@@ -65,6 +65,7 @@ import pandas as pd
 
 from iochar._validation import check_choice, check_int, check_real, parse_time
 from iochar.errors import ParameterError
+from iochar.result import Table, evidence_of
 
 __all__ = [
     "DISK_IO_SIZE",
@@ -200,6 +201,13 @@ class CostModel:
         What the fit had to do (constrained coefficients, non-convergence).
     source_ : str
         Where the coefficients come from.
+
+    Notes
+    -----
+    A fitted model carries its evidence as every result does
+    (:mod:`iochar.result`): ``params`` (the four parameters above),
+    ``evidence`` (the fitted attributes by name, without the trailing ``_``
+    scikit-learn puts on them) and ``sql`` (None).
     """
 
     def __init__(
@@ -544,6 +552,25 @@ class CostModel:
             "w1": self.a1_["write"],
         }
 
+    # ------------------------------------------------------------------ as a result
+    sql = None  # a cost model is fitted from a table, not read with SQL
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The estimator's parameters, as for any result (:mod:`iochar.result`)."""
+        return {
+            "robust": self.robust,
+            "epsilon": self.epsilon,
+            "max_iter": self.max_iter,
+            "positive": self.positive,
+        }
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        """The fitted attributes by name without their trailing ``_`` (empty before a fit)."""
+        names = ("a0", "a1", "r2", "rmse_rel", "n_samples", "notes", "source")
+        return {n: getattr(self, n + "_") for n in names if hasattr(self, n + "_")}
+
     def _summary(self) -> dict[str, Any]:
         return {
             "source": self.source_,
@@ -744,7 +771,7 @@ def achievable_bandwidth(model: CostModel, counts, *, op: str | None = None) -> 
     return nbytes / t if t > 0 else math.nan
 
 
-def compare_bandwidth(model: CostModel, bench: pd.DataFrame) -> pd.DataFrame:
+def compare_bandwidth(model: CostModel, bench: pd.DataFrame) -> Table:
     """Predicted (Eq. 6) against measured bandwidth per op and transfer size (their Fig. 7).
 
     Runs of one op and size are pooled (I/Os, bytes and seconds summed), so
@@ -762,11 +789,11 @@ def compare_bandwidth(model: CostModel, bench: pd.DataFrame) -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         ``op``, ``size_bytes``, ``runs``, ``ios``, ``seconds``,
         ``measured_bps``, ``predicted_bps`` [bytes/s], ``measured_mib_s``,
         ``predicted_mib_s`` [MiB/s] and ``error`` (predicted / measured - 1).
-        ``attrs``: ``mean_abs_error`` and ``max_abs_error`` over the rows,
+        ``evidence``: ``mean_abs_error`` and ``max_abs_error`` over the rows,
         and the model.
     """
     caller = "compare_bandwidth"
@@ -801,15 +828,15 @@ def compare_bandwidth(model: CostModel, bench: pd.DataFrame) -> pd.DataFrame:
     out["predicted_mib_s"] = out["predicted_bps"] / _MIB
     out["error"] = out["predicted_bps"] / out["measured_bps"] - 1.0
     err = out["error"].abs()
-    out.attrs.update(
-        {
+    return Table(
+        out,
+        evidence={
             "mean_abs_error": float(err.mean()),
             "max_abs_error": float(err.max()),
             "model": model._summary(),
             "figure": "Uselton & Wright 2013, Fig. 7 (Eq. 6 against measurement)",
-        }
+        },
     )
-    return out
 
 
 # --------------------------------------------------------------------------- Eq. 7 series
@@ -932,7 +959,7 @@ def fsu_series(
     end=None,
     optimal_bytes: int | None = None,
     exclude_quality: Sequence[str] = DEFAULT_EXCLUDE,
-) -> pd.DataFrame:
+) -> Table:
     """FSU per target per interval from the disk I/O size histograms (Eq. 7).
 
     One DuckDB aggregate over ``size_hist`` per (target, ts) gives the read
@@ -966,7 +993,7 @@ def fsu_series(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         One row per (target, ts), ordered: ``target``, ``ts`` (interval end,
         UTC), ``interval_s`` (the largest over the interval's rows [s]),
         ``read_ios``, ``write_ios``, ``read_bytes``, ``write_bytes`` (count x bin size [bytes]),
@@ -974,7 +1001,7 @@ def fsu_series(
         ``fsu_pct`` (Eq. 7 [%]; NULL when skipped), ``bw_load_pct``
         (``100 * (r1 read_bytes + w1 write_bytes) / interval_s`` [%]),
         ``quality`` (the interval's labels) and ``reason`` (why it was
-        skipped; empty when used). ``attrs`` holds the evidence: the model
+        skipped; empty when used). ``evidence`` holds the evidence: the model
         (``model``), ``section``, the bins present (``bins``) and those
         holding any I/O (``bins_with_ios``) [bytes], ``optimal_bytes``,
         ``exclude_quality``, ``intervals``, ``skipped`` (count per reason)
@@ -1063,8 +1090,10 @@ def fsu_series(
     skipped = {
         str(k): int(v) for k, v in df.loc[bad, "reason"].value_counts().items() if v and str(k)
     }
-    df.attrs.update(
-        {
+    return Table(
+        df,
+        sql=_FSU_SQL.format(where=where),
+        evidence={
             "equation": "Uselton & Wright 2013, Eq. 7: FSU = 100/T * sum_b N_b (a0 + a1 b)",
             "model": model._summary(),
             "section": section,
@@ -1074,9 +1103,8 @@ def fsu_series(
             "exclude_quality": list(exclude_quality),
             "intervals": int(len(df)),
             "skipped": skipped,
-        }
+        },
     )
-    return df
 
 
 def _series_frame(series, caller: str, cols: Sequence[str] = ("fsu_pct",)) -> pd.DataFrame:
@@ -1125,7 +1153,7 @@ ORDER BY ts
 """
 
 
-def fsu_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> pd.DataFrame:
+def fsu_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> Table:
     """File-system-wide FSU: the average of the targets' FSU (paper, section V).
 
     "The utilization metric for the file system as a whole is the average
@@ -1143,14 +1171,14 @@ def fsu_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> pd.Da
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         One row per ``ts`` (bin end when binned): ``target`` ("all"),
         ``interval_s`` (mean covered seconds per target [s]), summed
         ``read_ios``, ``write_ios``, ``read_bytes``, ``write_bytes``
         [bytes], ``optimal_ios``, ``suboptimal_ios`` and ``busy_s`` [s];
         ``fsu_pct`` and ``bw_load_pct`` (means over targets [%]),
         ``n_targets`` (targets averaged) and ``skipped_intervals`` (target
-        intervals left out). ``attrs`` keeps the series' evidence plus
+        intervals left out). ``evidence`` keeps the series' evidence plus
         ``bin_s``.
     """
     caller = "fsu_filesystem"
@@ -1205,10 +1233,10 @@ def fsu_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> pd.Da
     finally:
         con.close()
     out.insert(0, "target", "all")
-    out.attrs.update(series.attrs)
-    out.attrs["bin_s"] = bin_s
-    out.attrs["aggregate"] = "mean FSU over targets (Uselton & Wright 2013, section V)"
-    return out
+    ev = dict(evidence_of(series))
+    ev["bin_s"] = bin_s
+    ev["aggregate"] = "mean FSU over targets (Uselton & Wright 2013, section V)"
+    return Table(out, evidence=ev, params=dict(bin_s=bin_s), sql=_FS_SQL.format(bucket=bucket))
 
 
 # --------------------------------------------------------------------------- Fig. 11, Tables II/III
@@ -1222,7 +1250,7 @@ def _fsu_values(series, caller: str) -> np.ndarray:
     return v[np.isfinite(v)]
 
 
-def fsu_histogram(series, *, bin_pct: float = 2.0, max_pct: float = 200.0) -> pd.DataFrame:
+def fsu_histogram(series, *, bin_pct: float = 2.0, max_pct: float = 200.0) -> Table:
     """Histogram of FSU observations (the paper's Fig. 11: 2% bins from 0 to 200%).
 
     Parameters
@@ -1240,9 +1268,9 @@ def fsu_histogram(series, *, bin_pct: float = 2.0, max_pct: float = 200.0) -> pd
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         ``bin_lo``, ``bin_hi`` [%], ``count`` and ``share`` (of all
-        observations). Bins are ``[lo, hi)``. ``attrs``: ``n``,
+        observations). Bins are ``[lo, hi)``. ``evidence``: ``n``,
         ``bin_pct``, ``max_pct``, ``overflow`` (count >= max_pct),
         ``median_pct``.
     """
@@ -1269,20 +1297,20 @@ def fsu_histogram(series, *, bin_pct: float = 2.0, max_pct: float = 200.0) -> pd
     out = pd.DataFrame(
         {"bin_lo": lo, "bin_hi": hi, "count": cnt, "share": cnt / n if n else np.zeros(len(cnt))}
     )
-    out.attrs.update(
-        {
+    return Table(
+        out,
+        evidence={
             "n": int(n),
             "bin_pct": width,
             "max_pct": top,
             "overflow": over,
             "median_pct": float(np.median(v)) if n else math.nan,
             "figure": "Uselton & Wright 2013, Fig. 11",
-        }
+        },
     )
-    return out
 
 
-def load_table(series, *, idle_pct: float = 2.0, busy_pct: float = 30.0) -> pd.DataFrame:
+def load_table(series, *, idle_pct: float = 2.0, busy_pct: float = 30.0) -> Table:
     """Idle / moderate / busy observations with optimal vs sub-optimal I/Os (Tables II, III).
 
     Parameters
@@ -1297,11 +1325,11 @@ def load_table(series, *, idle_pct: float = 2.0, busy_pct: float = 30.0) -> pd.D
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         Indexed ``idle``, ``moderate``, ``busy``: ``fsu_range``, ``n_obs``,
         ``pct_obs`` (share of observations [%]), ``optimal_ios``,
         ``suboptimal_ios``, ``pct_opt`` and ``pct_sub`` (share of the
-        category's I/Os [%]). ``attrs["optimal_bytes"]`` says what optimal
+        category's I/Os [%]). ``evidence["optimal_bytes"]`` says what optimal
         meant.
     """
     caller = "load_table"
@@ -1343,15 +1371,15 @@ def load_table(series, *, idle_pct: float = 2.0, busy_pct: float = 30.0) -> pd.D
             }
         )
     out = pd.DataFrame(rows).set_index("category")
-    out.attrs.update(
-        {
-            "optimal_bytes": series.attrs.get("optimal_bytes"),
+    return Table(
+        out,
+        evidence={
+            "optimal_bytes": evidence_of(series).get("optimal_bytes"),
             "observations": int(n),
             "skipped": int((~ok).sum()),
             "table": "Uselton & Wright 2013, Tables II and III",
-        }
+        },
     )
-    return out
 
 
 # --------------------------------------------------------------------------- FSU vs bandwidth
@@ -1385,7 +1413,7 @@ def load_ratio(
     store=None,
     bandwidth: str = "size_hist",
     exclude_quality: Sequence[str] = DEFAULT_EXCLUDE,
-) -> pd.DataFrame:
+) -> Table:
     """FSU-based load against bandwidth-based load, per target and for all targets.
 
     The FSU-based load of a target is ``100 * sum(busy_s) / sum(interval_s)``
@@ -1416,7 +1444,7 @@ def load_ratio(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         Indexed by target plus a final ``"all"`` row (means over targets,
         as the file-system FSU): ``fsu_load_pct``, ``bw_load_pct`` [%],
         ``ratio`` (FSU / bandwidth load), ``seconds`` (time the FSU covers
@@ -1525,8 +1553,7 @@ def load_ratio(
     allrow["ratio"] = allrow["fsu_load_pct"] / allrow["bw_load_pct"]
     out = pd.concat([per, pd.DataFrame([allrow], index=["all"])[cols]])
     out.index.name = "target"
-    out.attrs.update({"model": model._summary(), "bandwidth": bandwidth})
-    return out
+    return Table(out, evidence={"model": model._summary(), "bandwidth": bandwidth})
 
 
 # --------------------------------------------------------------------------- Fig. 12
@@ -1549,7 +1576,7 @@ def size_histogram(
     start=None,
     end=None,
     exclude_quality: Sequence[str] = DEFAULT_EXCLUDE,
-) -> pd.DataFrame:
+) -> Table:
     """Composite histogram of disk I/O counts per size bin and op (the paper's Fig. 12).
 
     Parameters
@@ -1566,11 +1593,11 @@ def size_histogram(
         Only intervals ending in ``(start, end]`` (UTC).
     exclude_quality : sequence of str, default ("reset", "wrap", "gap", "gap_reset", "gap_wrap")
         Rows with these ``quality`` labels are left out (their count is in
-        ``attrs["skipped_ios"]``).
+        ``evidence["skipped_ios"]``).
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         ``op``, ``size_bytes`` (bin [bytes]), ``count`` (I/Os), ``share``
         (of all I/Os) and ``share_op`` (of the op's I/Os).
     """
@@ -1592,12 +1619,13 @@ def size_histogram(
     total = df["count"].sum()
     df["share"] = df["count"] / total if total else 0.0
     df["share_op"] = df["count"] / df.groupby("op")["count"].transform("sum").replace(0, np.nan)
-    df.attrs.update(
-        {
+    return Table(
+        df,
+        sql=_SIZES_SQL.format(where=where_ok),
+        evidence={
             "section": section,
             "skipped_ios": int(bad),
             "exclude_quality": list(exclude_quality),
             "figure": "Uselton & Wright 2013, Fig. 12",
-        }
+        },
     )
-    return df

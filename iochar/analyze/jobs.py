@@ -104,6 +104,7 @@ import pandas as pd
 from iochar._validation import check_choice, check_int
 from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.errors import ParameterError
+from iochar.result import Result, join_sql
 
 __all__ = [
     "JobMetrics",
@@ -418,7 +419,7 @@ _CREATES_BASIS = "estimate: files written (no create counts; section 4.3)"
 
 
 @dataclass(frozen=True)
-class JobMetrics:
+class JobMetrics(Result):
     """Per-job metrics of Carns et al. (2011) and their evidence.
 
     Attributes
@@ -445,6 +446,10 @@ class JobMetrics:
         unbounded], ``count``, ``pct`` (share of the job's accesses of that
         op) [%] and ``module`` (histogram source: POSIX, MPI-IO... or the
         ops layer). Every bin is present, with zeros.
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     jobs: pd.DataFrame
@@ -518,6 +523,7 @@ def job_metrics(
     caller = "job_metrics"
     _check_common(caller, job_id, basis, modules, procs_per_node, alignment_bytes)
     jobs = store.sql(_JOBS_SQL, params={"job_id": None if job_id is None else int(job_id)}).df()
+    ran = [_JOBS_SQL]
     if basis == "auto":
         use = np.where(jobs["has_counters"], "counters", np.where(jobs["has_ops"], "ops", "none"))
     elif basis == "counters":
@@ -534,8 +540,10 @@ def job_metrics(
         # module_counters is read only when a shared record lacks its slowest-rank time
         sql = _COUNTERS_SQL if fb else _COUNTERS_SQL.replace(_OPENED, _NOT_OPENED)
         parts.append(store.sql(sql, params={"jobs": cj, "modules": mods, "fallback_jobs": fb}).df())
+        ran += [_FALLBACK_SQL, sql]
     if oj:
         ops = store.sql(_JOB_OPS_SQL, params={"jobs": oj, "align": int(alignment_bytes)}).df()
+        ran.append(_JOB_OPS_SQL)
         ops["stdio"] = ops["hdf5"] = ops["pnetcdf"] = False
         ops["shared_io_s"] = np.nan
         ops["shared_records"] = ops["fallback_records"] = 0
@@ -545,7 +553,14 @@ def job_metrics(
     df = jobs.merge(facts, on="job_id", how="left")
     out = _derive(df, procs_per_node)
     sizes = _sizes(store, cj, oj)
-    return JobMetrics(out, sizes)
+    params = dict(
+        job_id=job_id,
+        basis=basis,
+        modules=modules,
+        procs_per_node=procs_per_node,
+        alignment_bytes=alignment_bytes,
+    )
+    return JobMetrics(out, sizes, params=params, sql=join_sql(*ran))
 
 
 def _num(df: pd.DataFrame, col: str) -> np.ndarray:

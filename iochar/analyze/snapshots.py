@@ -25,6 +25,7 @@ import pandas as pd
 
 from iochar._validation import check_choice
 from iochar.errors import ParameterError
+from iochar.result import Table
 
 __all__ = ["size_cdf", "age_cdf", "growth"]
 
@@ -109,7 +110,7 @@ def age_cdf(
     *,
     kind: Literal["mtime", "atime"] = "mtime",
     now: dt.datetime | None = None,
-) -> pd.DataFrame:
+) -> Table:
     """CDF of file age since last modification or access, by count and by bytes.
 
     Carns et al. 2011, Fig. 9: (a) last access time, (b) last modification
@@ -129,13 +130,13 @@ def age_cdf(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         One row per whole second of age, ascending, with columns ``age_s``
         (``now`` minus the time stamp, floored) [s], ``age_days`` [days],
         ``files``, ``bytes`` [bytes], ``cdf_files`` and ``cdf_bytes``
         (fractions of files / bytes at most that old). Files with a NULL
-        time stamp are left out. ``DataFrame.attrs["now"]`` holds the
-        reference time used.
+        time stamp are left out. ``evidence["now"]`` holds the
+        reference time used; ``sql`` the query.
 
     Raises
     ------
@@ -161,8 +162,8 @@ def age_cdf(
     sql = _CDF_SQL.format(key="age_s", expr=expr, where=f"AND {col} IS NOT NULL")
     df = store.sql(sql, {"sid": snapshot_id, "now": now}).df()
     df.insert(1, "age_days", df["age_s"] / 86400.0)
-    df.attrs["now"] = now
-    return df
+    params = {"snapshot_id": snapshot_id, "kind": kind, "now": now}
+    return Table(df, evidence={"now": now}, params=params, sql=sql)
 
 
 _GROUP_EXPR = {
@@ -213,7 +214,7 @@ def growth(
     after_id: int,
     *,
     by: Literal["total", "top_dir", "owner"] = "total",
-) -> pd.DataFrame:
+) -> Table:
     """Change in file count and used bytes between two snapshots (Carns et al. 2011, Table V).
 
     Parameters
@@ -228,7 +229,7 @@ def growth(
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         One row per group, most added files first, with columns ``group``,
         ``files_before``, ``files_after``, ``d_files``, ``bytes_before``,
         ``bytes_after``, ``d_bytes`` [bytes], ``new_files`` / ``new_bytes``
@@ -237,7 +238,7 @@ def growth(
         net change over all groups; NaN when the net change is 0), and
         ``largest_files`` / ``largest_bytes`` flagging the group that
         contributed most added files / bytes (none when no group gained any).
-        ``DataFrame.attrs`` holds ``largest_by_files`` and ``largest_by_bytes``
+        ``evidence`` holds ``largest_by_files`` and ``largest_by_bytes``
         (the group names, or None).
 
     Raises
@@ -264,11 +265,12 @@ def growth(
         df[f"share_{c}"] = df[f"d_{c}"] / total if total != 0 else float("nan")
     df["largest_files"] = False
     df["largest_bytes"] = False
-    df.attrs["largest_by_files"] = df.attrs["largest_by_bytes"] = None
+    ev = {"largest_by_files": None, "largest_by_bytes": None}
     # a group "contributed most" only if it gained something: no flag when nothing grew
     for c in ("files", "bytes"):
         if len(df) and df[f"d_{c}"].max() > 0:
             i = df[f"d_{c}"].idxmax()
             df.loc[i, f"largest_{c}"] = True
-            df.attrs[f"largest_by_{c}"] = df.loc[i, "group"]
-    return df
+            ev[f"largest_by_{c}"] = df.loc[i, "group"]
+    params = {"before_id": before_id, "after_id": after_id, "by": by}
+    return Table(df, evidence=ev, params=params, sql=_GROWTH_SQL.format(group=group))

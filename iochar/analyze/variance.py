@@ -52,6 +52,7 @@ import pandas as pd
 
 from iochar._validation import check_choice, check_int, check_names, check_real
 from iochar.errors import MissingDependencyError, ParameterError
+from iochar.result import Result
 
 __all__ = [
     "RepeatedJobs",
@@ -224,7 +225,7 @@ def _combine(gkey: np.ndarray, cells) -> dict[str, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class RepeatedJobs:
+class RepeatedJobs(Result):
     """Groups of repeated jobs and their I/O-time spread (Carns et al. 2011, Table IV).
 
     Attributes
@@ -250,6 +251,10 @@ class RepeatedJobs:
         The identity columns.
     time : str
         The I/O-time column summarized.
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     groups: pd.DataFrame
@@ -260,7 +265,7 @@ class RepeatedJobs:
 
 
 @dataclass(frozen=True)
-class SimilarJobs:
+class SimilarJobs(Result):
     """One job against the other runs of its group.
 
     Attributes
@@ -280,6 +285,10 @@ class SimilarJobs:
     history : pandas.DataFrame
         The group's jobs in start order with the compared metrics and
         ``is_job`` marking this one.
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     job_id: int
@@ -290,7 +299,7 @@ class SimilarJobs:
 
 
 @dataclass(frozen=True)
-class ClusterResult:
+class ClusterResult(Result):
     """Jobs clustered by I/O signature.
 
     Attributes
@@ -310,12 +319,13 @@ class ClusterResult:
     adjusted_rand : float or None
         Adjusted Rand index against ``truth`` (1 = the same partition, 0 =
         chance), when truth was given.
+    sql : str or None
+        The SQL that read the store, or None.
     """
 
     labels: pd.DataFrame
     features: tuple[str, ...]
     method: str
-    params: dict
     n_clusters: int
     adjusted_rand: float | None = None
 
@@ -632,7 +642,7 @@ def cluster_jobs(
     if truth is not None:
         ari = _adjusted_rand(out, truth, caller)
     n = int(labels.max() + 1) if len(labels) else 0
-    return ClusterResult(out, features, method, params, n, ari)
+    return ClusterResult(out, features, method, n, ari, params=params)
 
 
 def _adjusted_rand(labels: pd.DataFrame, truth, caller: str) -> float:

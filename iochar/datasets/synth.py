@@ -26,7 +26,6 @@ running time, data size, read and write rates and average request size;
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, replace
 
@@ -35,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 
 from iochar.errors import ParameterError
+from iochar.result import Table
 
 __all__ = ["Workload", "SCENARIOS", "make_workload", "make_scenario", "write_trace"]
 
@@ -178,9 +178,9 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
     ops : pyarrow.Table
         Trace layout (``job``, ``rank``, ``path``, ``op``, ``offset``,
         ``size``, ``t_start``, ``t_end``), loadable as trace-parquet/csv.
-    truth : pandas.DataFrame
+    truth : iochar.result.Table
         ``rank``, ``path``, ``class`` (required, checkpoint or staging), and
-        the parameters as JSON in ``DataFrame.attrs["workload"]``.
+        the workload's parameters in ``params`` (an :class:`iochar.result.Table`).
     """
     w = workload
     _check(w)
@@ -268,8 +268,7 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
         }
     )
     tr = pd.DataFrame(truth, columns=["rank", "path", "class"]).drop_duplicates("path")
-    tr.attrs["workload"] = json.dumps(asdict(w))
-    return table, tr.reset_index(drop=True)
+    return table, Table(tr.reset_index(drop=True), params=asdict(w))
 
 
 def make_scenario(name: str, *, scale: float = 1.0, nprocs: int = 1, random_state=None):
@@ -319,7 +318,7 @@ def write_trace(ops: pa.Table, truth: pd.DataFrame, path: str | os.PathLike[str]
     ----------
     ops : pyarrow.Table
         The trace from :func:`make_workload`.
-    truth : pandas.DataFrame
+    truth : iochar.result.Table
         Its truth.
     path : str or os.PathLike
         ``.parquet`` or ``.csv`` file; the truth goes to ``<path>.truth.csv``.

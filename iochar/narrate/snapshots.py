@@ -33,6 +33,7 @@ import pandas as pd
 from iochar._validation import parse_time
 from iochar.errors import ReportError
 from iochar.narrate import code, esc, fmt_bytes, fmt_num, fmt_pct, fmt_s, listing, plural
+from iochar.result import evidence_of
 
 __all__ = ["Selection", "choose", "growth_tables", "summary", "sizes", "ages", "growth"]
 
@@ -423,8 +424,8 @@ def ages(df: pd.DataFrame, sel: Selection | None = None, *, kind: str = "mtime")
     verb = _VERB.get(kind, kind)
     if df is None or len(df) == 0 or int(df["files"].sum()) == 0:
         return f"No file in the snapshot has a {kind} time stamp, so its age is unknown."
+    now = evidence_of(df).get("now")
     df = df.reset_index(drop=True)
-    now = df.attrs.get("now")
     source = ""
     if sel is not None:
         row = sel.row(sel.snapshot_id)

@@ -44,6 +44,7 @@ import pandas as pd
 from iochar.analyze import devices
 from iochar.errors import IocharError, ReportError
 from iochar.narrate import esc, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
+from iochar.result import evidence_of, params_of
 
 __all__ = [
     "cost_model",
@@ -220,8 +221,8 @@ def device_load(load: pd.DataFrame) -> str:
     """
     if load.empty:
         return "No device or server has read/write byte counters in this selection."
-    frac = load.attrs.get("share_fraction", PAPER_FRACTION)
-    idle_frac = load.attrs.get("idle_fraction", 0.05)
+    frac = params_of(load).get("share_fraction", PAPER_FRACTION)
+    idle_frac = params_of(load).get("idle_fraction", 0.05)
     n_in = load["source_id"].nunique()
     busy = load[load["peak_mib_s"] > 0]
     quiet = load[load["peak_mib_s"] == 0]
@@ -255,7 +256,7 @@ def device_load(load: pd.DataFrame) -> str:
                 f"{fmt_pct(mi['idle_share'])}."
             )
     if not unknown.empty:
-        bin_s = load.attrs.get("bin_s")
+        bin_s = params_of(load).get("bin_s")
         why = f"records shorter than the {fmt_s(bin_s)} bins, or" if bin_s else ""
         out.append(
             f"{plural(len(unknown), 'target')} have no complete interval to judge ({why} "
@@ -369,7 +370,7 @@ def burst_summary(
         return f"Input {source_id} has no throughput to analyse in this selection."
     about = _input(rows.iloc[0])
     tg = rows["target"].tolist()
-    a = phases.attrs
+    a = evidence_of(phases)
     observed = float(a.get("observed_s", math.nan))
     gap = float(a.get("gap_s", 0.0))
     out = [
@@ -393,7 +394,7 @@ def burst_summary(
             f"{fmt_bytes(total)} in {fmt_pct(float(b['duration_s'].sum()) / observed)} of the "
             f"time; the longest lasted {fmt_s(float(b['duration_s'].max()))}."
         )
-    ia = idle.attrs
+    ia = evidence_of(idle)
     if ia.get("periods", 0) == 0:
         out.append(
             f"No interval was idle (below {fmt_pct(float(ia.get('idle_fraction') or 0), 0)} "
@@ -508,7 +509,7 @@ def fsu_summary(series: pd.DataFrame, table: pd.DataFrame) -> str:
     if series.empty:
         return "No brw_stats disk I/O size histograms in this selection, so no FSU."
     used = series[series["fsu_pct"].notna()]
-    skipped = series.attrs.get("skipped", {}) or {}
+    skipped = evidence_of(series).get("skipped", {}) or {}
     n_skip = int(sum(skipped.values()))
     tg = sorted(series["target"].unique())
     out = [
@@ -551,7 +552,7 @@ def fsu_summary(series: pd.DataFrame, table: pd.DataFrame) -> str:
             "calibrate the model on this hardware (parameter `calibration`) before reading "
             "FSU as a share of capacity."
         )
-    opt = series.attrs.get("optimal_bytes")
+    opt = evidence_of(series).get("optimal_bytes")
     if "busy" in table.index and int(table.loc["busy", "n_obs"]) > 0 and opt:
         out.append(
             f"In busy intervals {float(table.loc['busy', 'pct_sub']):.0f}% of the I/Os were "

@@ -13,6 +13,7 @@ import pandas as pd
 
 from iochar.errors import ParameterError
 from iochar.plot._common import THEME, _alt, _need
+from iochar.result import evidence_of
 
 __all__ = [
     "throughput_chart",
@@ -140,7 +141,7 @@ def burst_chart(phases: pd.DataFrame, rates, *, max_points: int = 5000, **overri
         )
     )
     layers = [rects, line]
-    thr = phases.attrs.get("threshold_per_s")
+    thr = evidence_of(phases).get("threshold_per_s")
     if thr is not None:
         rule = pd.DataFrame({"threshold_per_s": [float(thr)]})
         layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3]).encode(y="threshold_per_s:Q"))
@@ -237,7 +238,7 @@ def idle_table_style(table: pd.DataFrame):
     pandas.io.formats.style.Styler
         Columns "Count", "Cumulative Minutes", "Percentage of Total Time"
         with in-cell bars, and a caption stating the idle definition,
-        interval, peak and gap time from ``table.attrs``.
+        interval, peak and gap time from ``table.evidence``.
     """
     _need(table, ("count", "minutes", "percent"), "idle_table_style")
     heads = {
@@ -247,7 +248,7 @@ def idle_table_style(table: pd.DataFrame):
     }
     disp = table[list(heads)].rename(columns=heads).rename_axis("Duration (minutes)")
     whole = bool((disp["Cumulative Minutes"] % 1 == 0).all())
-    a = table.attrs
+    a = evidence_of(table)
     if a.get("strict"):
         rule = "no activity at all"
     elif a.get("idle_fraction") is not None:
@@ -425,11 +426,11 @@ def fsu_histogram_chart(hist: pd.DataFrame, **overrides: Any):
     _need(hist, ("bin_lo", "bin_hi", "count", "share"), "fsu_histogram_chart")
     alt = _alt()
     df = hist.copy()
-    width = float(hist.attrs.get("bin_pct", (df["bin_hi"] - df["bin_lo"]).iloc[0]))
+    width = float(evidence_of(hist).get("bin_pct", (df["bin_hi"] - df["bin_lo"]).iloc[0]))
     over = ~pd.Series(df["bin_hi"] < float("inf"), index=df.index)
     df["overflow"] = over.map({True: "overflow (>= last edge)", False: "FSU bin"})
     df.loc[over, "bin_hi"] = df.loc[over, "bin_lo"] + width
-    n = hist.attrs.get("n", int(df["count"].sum()))
+    n = evidence_of(hist).get("n", int(df["count"].sum()))
     return (
         alt.Chart(df)
         .mark_bar()

@@ -27,6 +27,7 @@ from iochar.analyze.bursts import (
 )
 from iochar.analyze.throughput import throughput
 from iochar.errors import ParameterError
+from iochar.result import Column
 from tests.conftest import DATA_DIR
 
 LABELS = ["1", "2-5", "6-10", "11-20", "21-30", "31-40", "41-50", "51-60", ">60"]
@@ -61,7 +62,7 @@ def test_every_bucket_with_boundaries():
     # 441 idle minutes + 18 busy minutes = 459 minutes observed
     total = 459
     assert t["percent"].tolist() == pytest.approx([100 * m / total for m in t["minutes"]])
-    a = t.attrs
+    a = t.evidence
     assert a["interval_s"] == 60 and a["peak_per_s"] == PEAK and a["threshold_per_s"] == 5.0
     assert a["peak_source"] == "observed maximum"
     assert a["idle_s"] == 441 * 60 and a["observed_s"] == total * 60 and a["gap_s"] == 0
@@ -79,7 +80,7 @@ def test_exactly_five_percent_of_peak_is_not_idle():
     # relative to a theoretical peak of 1000/s (threshold 50) all four are idle, one run
     t2 = idle_table(_minutes([PEAK, 4.999, 5.0, 4.999, 4.999, PEAK]), peak=1000.0)
     assert t2.loc["2-5", "count"] == 1 and t2.loc["2-5", "minutes"] == 4
-    assert t2.attrs["peak_source"] == "given" and t2.attrs["threshold_per_s"] == 50.0
+    assert t2.evidence["peak_source"] == "given" and t2.evidence["threshold_per_s"] == 50.0
 
 
 def test_other_idle_fraction():
@@ -101,11 +102,11 @@ def test_strict_variant_only_zero_is_idle():
     assert strict["percent"].tolist() == pytest.approx(
         [100 / 69, 300 / 69, 0, 0, 0, 0, 0, 0, 6100 / 69]
     )
-    assert strict.attrs["strict"] and strict.attrs["threshold_per_s"] == 0.0
+    assert strict.evidence["strict"] and strict.evidence["threshold_per_s"] == 0.0
     # strict needs no peak: an all-zero series is one idle period
     z = idle_table(_minutes([0.0] * 70), strict=True)
     assert z.loc[">60", "count"] == 1 and z.loc[">60", "percent"] == pytest.approx(100)
-    assert z.attrs["censored_periods"] == 1  # it touches both ends
+    assert z.evidence["censored_periods"] == 1  # it touches both ends
 
 
 def test_sub_minute_samples_map_to_fractional_minutes():
@@ -118,7 +119,7 @@ def test_sub_minute_samples_map_to_fractional_minutes():
     s = pd.Series(v, index=t)
     native = idle_table(s)  # peak 1200, threshold 60: the 60 sample is not idle
     # idle runs: (0,55] 55 s, (60,295] 235 s, (300,355] 55 s, (360,600] 240 s
-    assert native.attrs["interval_s"] == 5
+    assert native.evidence["interval_s"] == 5
     assert native.loc["1", "count"] == 2
     assert native.loc["1", "minutes"] == pytest.approx(110 / 60)
     assert native.loc["2-5", "count"] == 2
@@ -126,7 +127,7 @@ def test_sub_minute_samples_map_to_fractional_minutes():
     # Carns' one-minute view: minute rates 100, 0, 0, 0, 100, 5, 0, 0, 0, 0 -> peak 100;
     # minute 6 is exactly 5% (not idle): runs of 3 and 4 minutes
     carns = idle_table(s, interval_s=60)
-    assert carns.attrs["interval_s"] == 60 and carns.attrs["peak_per_s"] == pytest.approx(100)
+    assert carns.evidence["interval_s"] == 60 and carns.evidence["peak_per_s"] == pytest.approx(100)
     assert carns["count"].tolist() == [0, 2, 0, 0, 0, 0, 0, 0, 0]
     assert carns["minutes"].tolist() == [0, 7, 0, 0, 0, 0, 0, 0, 0]
     assert carns["percent"].sum() == pytest.approx(70)
@@ -142,15 +143,15 @@ def test_gaps_are_not_idle():
     s = _minutes([PEAK, 0, 0, np.nan, 0, 0, 0, PEAK])
     t = idle_table(s)
     assert t.loc["2-5", "count"] == 2 and t.loc["2-5", "minutes"] == 5
-    assert t.attrs["gap_s"] == 60 and t.attrs["observed_s"] == 7 * 60
-    assert t.attrs["censored_periods"] == 2
+    assert t.evidence["gap_s"] == 60 and t.evidence["observed_s"] == 7 * 60
+    assert t.evidence["censored_periods"] == 2
     assert t["percent"].sum() == pytest.approx(100 * 5 / 7)
     span = idle_table(s, total="span")
     assert span["percent"].sum() == pytest.approx(100 * 5 / 8)
     # missing samples (no row at 240, 300, 360 s) leave a 3-minute hole
     holes = pd.Series([PEAK, 0, 0, 0, 0, PEAK], index=[60, 120, 180, 420, 480, 540])
     h = idle_table(holes)
-    assert h.attrs["gap_s"] == 180 and h.attrs["observed_s"] == 360
+    assert h.evidence["gap_s"] == 180 and h.evidence["observed_s"] == 360
     assert h.loc["2-5", "count"] == 2 and h.loc["2-5", "minutes"] == 4
     # ... and the same result when the holes are NaN rows instead
     filled = holes.reindex([60, 120, 180, 240, 300, 360, 420, 480, 540])
@@ -174,10 +175,10 @@ def test_flagged_counters_are_gaps():
     )
     agg = aggregate(df)
     assert agg.tolist()[:2] == [100, 0] and math.isnan(agg.iloc[2]) and agg.iloc[5] == 150
-    assert agg.attrs["interval_s"] == 60 and agg.attrs["gaps"] == 1
+    assert agg.evidence["interval_s"] == 60 and agg.evidence["gaps"] == 1
     t = idle_table(df)  # minute 3 is flagged: runs (1 min) + (2 min)
     assert t.loc["1", "count"] == 1 and t.loc["2-5", "count"] == 1
-    assert t.attrs["gap_s"] == 60
+    assert t.evidence["gap_s"] == 60
     # a (target, metric) pair without a row at some ts makes that ts a gap
     partial = df.drop(df.index[(df.target == "b") & (df.ts == ts[3])])
     assert math.isnan(aggregate(partial).iloc[3])
@@ -206,7 +207,9 @@ def test_binned_frame_partly_covered_bins_are_gaps(store):
     assert math.isnan(s.iloc[0]) and math.isnan(s.iloc[3])
     assert s.iloc[1:3].tolist() == [10.0, 0.0]
     t = idle_table(throughput(store, bin_s=60))
-    assert t.attrs["gap_s"] == 120 and t.attrs["idle_s"] == 60 and t.attrs["peak_per_s"] == 10
+    assert (
+        t.evidence["gap_s"] == 120 and t.evidence["idle_s"] == 60 and t.evidence["peak_per_s"] == 10
+    )
     pd.testing.assert_frame_equal(idle_table(s), t)
 
 
@@ -230,7 +233,7 @@ def test_segment_min_durations_by_hand():
     assert both["state"].tolist() == ["burst", "idle"]
     # the bridged lull; the two busy samples of the dropped B(3) (its lull was idle anyway)
     assert both["n_relabeled"].tolist() == [1, 2]
-    assert both.attrs["threshold_per_s"] == 5.0 and both.attrs["min_burst_s"] == 240
+    assert both.evidence["threshold_per_s"] == 5.0 and both.evidence["min_burst_s"] == 240
     # threshold 0: any activity is a burst
     z = segment(_minutes([0, 1, 0]), threshold=0)
     assert z["state"].tolist() == ["idle", "burst", "idle"]
@@ -306,8 +309,8 @@ def test_unsorted_datetime_index_message():
 def test_single_sample_and_constant_series():
     one = pd.Series([0.0], index=[60])
     t = idle_table(one, sample_s=60, strict=True)
-    assert t.loc["1", "count"] == 1 and t.attrs["observed_s"] == 60
-    one.attrs["interval_s"] = 60
+    assert t.loc["1", "count"] == 1 and t.evidence["observed_s"] == 60
+    one = Column(one, evidence={"interval_s": 60})
     assert segment(one, threshold=0)["duration_s"].tolist() == [60]
     # constant non-zero: nothing idle, everything one burst, CDF a single step at peak
     c = _minutes([7.0] * 5)
@@ -404,7 +407,7 @@ RATES = st.sampled_from([0.0, 0.0, 1.0, 4.0, 5.0, 30.0, 100.0, np.nan])
 def test_properties(vals, strict, min_burst, min_idle):
     s = _minutes(vals)
     t = idle_table(s, strict=strict)
-    a = t.attrs
+    a = t.evidence
     # truth from a per-sample loop
     runs = _naive_idle(vals, strict=strict)
     want = {lab: [0, 0] for lab in LABELS}
@@ -461,7 +464,7 @@ def test_rebinning_to_minutes(vals, shift):
     coarse = idle_table(fine, interval_s=60)
     if shift == 0:
         pd.testing.assert_frame_equal(coarse, idle_table(_minutes(vals), sample_s=60))
-        assert coarse.attrs["gap_s"] == 60 * sum(math.isnan(v) for v in vals)
+        assert coarse.evidence["gap_s"] == 60 * sum(math.isnan(v) for v in vals)
     else:
         # bins: len(vals) + 1, minute k's bin holds 12 - shift/5 samples of minute k and
         # shift/5 of minute k-1
@@ -471,8 +474,8 @@ def test_rebinning_to_minutes(vals, shift):
             + [math.isnan(vals[k - 1]) or math.isnan(vals[k]) for k in range(1, len(vals))]
             + [True]
         )
-        assert coarse.attrs["span_s"] == 60 * bins
-        assert coarse.attrs["gap_s"] == 60 * sum(gap)
+        assert coarse.evidence["span_s"] == 60 * bins
+        assert coarse.evidence["gap_s"] == 60 * sum(gap)
         j = shift // 5  # samples of the previous minute in each bin
         binned = [
             math.nan if g else (j * vals[k - 1] + (12 - j) * vals[k]) / 12
@@ -481,7 +484,7 @@ def test_rebinning_to_minutes(vals, shift):
         runs = _naive_idle(binned)
         assert coarse["count"].sum() == len(runs)
         assert coarse["minutes"].sum() == pytest.approx(sum(runs))
-        assert coarse.attrs["peak_per_s"] == pytest.approx(np.nanmax(binned))
+        assert coarse.evidence["peak_per_s"] == pytest.approx(np.nanmax(binned))
 
 
 # ---------------------------------------------------------------- real inputs
@@ -521,7 +524,7 @@ def _naive_real(store, metrics=("read_bytes", "write_bytes")):
 
 def _check_against_naive(store, t):
     runs, peak = _naive_real(store)
-    assert t.attrs["peak_per_s"] == pytest.approx(peak)
+    assert t.evidence["peak_per_s"] == pytest.approx(peak)
     want = dict.fromkeys(LABELS, 0)
     mins = dict.fromkeys(LABELS, 0.0)
     for r in runs:
@@ -546,7 +549,7 @@ def test_real_chain_matches_naive(store, path):
     df = throughput(store)  # every target, read + write, samples as recorded
     t = idle_table(df)
     _check_against_naive(store, t)
-    a = t.attrs
+    a = t.evidence
     assert a["gap_s"] == pytest.approx(0, abs=1e-6)
     assert t["percent"].sum() <= 100 + 1e-9
     ph = segment(df, min_burst_s=2 * a["interval_s"])
@@ -567,9 +570,9 @@ def test_real_lmt_outage_is_a_gap_not_idle(store):
     df = throughput(store)
     t = idle_table(df)
     _check_against_naive(store, t)
-    assert t.attrs["gap_s"] == 200
+    assert t.evidence["gap_s"] == 200
     span = (df["ts"].max() - df["ts"].min()).total_seconds() + 5
-    assert t.attrs["observed_s"] == span - 200
+    assert t.evidence["observed_s"] == span - 200
     ph = segment(df)
     gap = ph[ph.state == "gap"]
     assert len(gap) == 1 and gap["duration_s"].iloc[0] == 200
@@ -577,7 +580,7 @@ def test_real_lmt_outage_is_a_gap_not_idle(store):
     assert gap["end"].iloc[0] == pd.Timestamp("2018-04-18 07:39:05")
     # one-minute bins: every bin is partial or holds the outage -> only gaps
     s60 = bursts.series(store, bin_s=60)
-    assert s60.isna().all() and s60.attrs["interval_s"] == 60
+    assert s60.isna().all() and s60.evidence["interval_s"] == 60
     with pytest.raises(ParameterError, match="non-NaN"):
         idle_table(s60)
 
@@ -600,11 +603,11 @@ def test_real_five_minutes_of_iostat_in_minute_bins(store):
     ).df()
     assert s.iloc[1:-1].tolist() == pytest.approx(naive["rate"].iloc[1:-1].tolist())
     t = idle_table(s)
-    assert t.attrs["interval_s"] == 60 and t.attrs["gap_s"] == 120
-    assert t.attrs["peak_per_s"] == pytest.approx(naive["rate"].iloc[1:-1].max())
+    assert t.evidence["interval_s"] == 60 and t.evidence["gap_s"] == 120
+    assert t.evidence["peak_per_s"] == pytest.approx(naive["rate"].iloc[1:-1].max())
     # the same from the 1-s samples re-binned inside idle_table
     t2 = idle_table(throughput(store), interval_s=60)
-    pd.testing.assert_frame_equal(t.drop(columns=[]), t2, check_like=True)
+    pd.testing.assert_frame_equal(t, t2, check_like=True)
     native = idle_table(throughput(store))
     _check_against_naive(store, native)
     r = share_below(throughput(store), 0.33)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import inspect
 import io
-import json
 import re
 import time
 from pathlib import Path
@@ -556,7 +555,7 @@ def test_synth_scenarios_checkpoint_and_iteration_periods(store, name):
     from iochar.datasets.synth import make_scenario
 
     ops, truth = make_scenario(name, scale=0.05, random_state=1)
-    w = json.loads(truth.attrs["workload"])
+    w = truth.params
     iteration = 0.9 * w["runtime_s"] / w["iterations"]  # synth's iteration budget
     _load_synth(store, ops)
     ckpt = find_periods(signal_from_ops(store, path="*/ckpt.*"))

@@ -217,7 +217,7 @@ def test_counter_load_rows_match_a_naive_loop(real):
         assert row.samples == len(nv["samples"]) and row.flagged == flagged
     lmt = _sid(real, LMT.name)
     assert load.loc[load["source_id"] == lmt, "flagged"].iloc[0] > 0  # the counter reset
-    assert load.attrs["share_fraction"] == 0.33 and load.attrs["idle_fraction"] == 0.05
+    assert load.params["share_fraction"] == 0.33 and load.params["idle_fraction"] == 0.05
 
 
 def test_counter_load_fractions_and_silent_targets(store):
@@ -233,7 +233,7 @@ def test_counter_load_fractions_and_silent_targets(store):
     q = load[load["target"] == "quiet"].iloc[0]
     assert q["peak_mib_s"] == 0 and q["note"] == "no traffic" and pd.isna(q["peak_ts"])
     assert math.isnan(q["share_below"]) and q["observed_s"] == pytest.approx(30.0)
-    assert load.attrs["share_fraction"] == 0.5 and load.attrs["idle_fraction"] == 0.3
+    assert load.params["share_fraction"] == 0.5 and load.params["idle_fraction"] == 0.3
 
 
 def test_time_window_and_targets_filter(store):
@@ -247,7 +247,7 @@ def test_time_window_and_targets_filter(store):
     assert sorted(r["target"].unique()) == ["b"] and r["ts"].max() == pd.Timestamp(
         "2024-01-01T00:00:30"
     )
-    assert r.attrs["source_id"] == 1
+    assert r.params["source_id"] == 1
     assert set(r["metric"]) == {"read_bytes", "write_bytes"}
     raw = store.sql(
         "SELECT ts, value / interval_s AS rate FROM counters WHERE target = 'b' "
@@ -361,7 +361,7 @@ def _assert_view_is(view, source_id, direct):
     pd.testing.assert_frame_equal(view.phases, phases)
     assert view.share == share
     pd.testing.assert_frame_equal(view.idle, idle)
-    assert view.phases.attrs == phases.attrs and view.idle.attrs == idle.attrs
+    assert view.phases.evidence == phases.evidence and view.idle.evidence == idle.evidence
 
 
 @pytest.mark.parametrize("kw", [{}, {"share_fraction": 0.5, "idle_fraction": 0.2}])
@@ -372,7 +372,7 @@ def test_burst_view_equals_the_bursts_functions(real, kw):
     view = devices.burst_view(real, **kw)
     _assert_view_is(view, src, _direct(real, src, frac=frac, idle=idle))
     # the longest record: the LMT one, whose counter reset leaves a gap
-    assert src == _sid(real, LMT.name) and view.phases.attrs["gap_s"] > 0
+    assert src == _sid(real, LMT.name) and view.phases.evidence["gap_s"] > 0
     # given the load, the same view without computing it again
     again = devices.burst_view(real, load=load, **kw)
     _assert_view_is(again, src, _direct(real, src, frac=frac, idle=idle))
@@ -393,7 +393,7 @@ def test_burst_view_of_a_chosen_input_window_and_bins(real):
     view = devices.burst_view(real, io, load=load, **kw)
     _assert_view_is(view, io, _direct(real, io, frac=0.33, idle=0.05, **kw))
     assert view.series.index.max() <= pd.Timestamp(mid)
-    assert view.series.attrs["interval_s"] == pytest.approx(10.0)
+    assert view.series.evidence["interval_s"] == pytest.approx(10.0)
     # an input without traffic while another has some is a mistake in the parameters
     with pytest.raises(ReportError, match="source_id 999 has no read/write byte counters"):
         devices.burst_view(real, 999)

@@ -184,7 +184,7 @@ def test_compare_bandwidth_against_the_fitted_runs(global_random_seed):
     bench = _bench(np.random.default_rng(global_random_seed), noise=0.0, reps=2)
     cmp = compare_bandwidth(table_i_model(), bench)
     assert len(cmp) == 22 and (cmp["runs"] == 2).all()
-    assert cmp.attrs["max_abs_error"] < 1e-9
+    assert cmp.evidence["max_abs_error"] < 1e-9
     bench["seconds"] *= 1.25  # everything 25% slower than the model says
     cmp = compare_bandwidth(table_i_model(), bench)
     np.testing.assert_allclose(cmp["error"], 0.25)
@@ -238,14 +238,16 @@ def test_real_brw_stats_fixtures_give_a_finite_documented_fsu(store):
     zfs = s[s["target"] == "zfs-lustrefs-OST0000-series"]
     assert zfs["quality"].astype(str).tolist() == ["ok", "reset"]
     assert np.isnan(zfs["fsu_pct"].iloc[1]) and "reset" in zfs["reason"].iloc[1]
-    assert s.attrs["skipped"] == {fsu._REASONS["reset"]: 1}
-    assert 4096 in s.attrs["bins"] and s.attrs["optimal_bytes"] == 4 * MIB  # ZFS bins reach 4M
+    assert s.evidence["skipped"] == {fsu._REASONS["reset"]: 1}
+    assert (
+        4096 in s.evidence["bins"] and s.evidence["optimal_bytes"] == 4 * MIB
+    )  # ZFS bins reach 4M
     # all intervals, reset included, when asked
     every = fsu_series(store, table_i_model(), exclude_quality=())
     assert every["fsu_pct"].notna().all()
     # one target, its own largest bin as optimal
     one = fsu_series(store, table_i_model(), targets=["testfs-OST0000"])
-    assert one.attrs["optimal_bytes"] == MIB and one["optimal_ios"].iloc[0] == 34
+    assert one.evidence["optimal_bytes"] == MIB and one["optimal_ios"].iloc[0] == 34
 
 
 def _month(rng, *, targets=("OST0000", "OST0001"), days=30, step_s=300):
@@ -347,11 +349,11 @@ def test_synthetic_month_is_busier_than_bandwidth_suggests(store, global_random_
     h = fsu_histogram(f)
     assert h["count"].sum() == f["fsu_pct"].notna().sum()
     t2 = load_table(f)
-    assert t2["n_obs"].sum() == h.attrs["n"]
+    assert t2["n_obs"].sum() == h.evidence["n"]
     assert t2["pct_sub"].between(0, 100).all()
     sizes = size_histogram(store)
     small = sizes[sizes["size_bytes"] <= 16384]["count"].sum() / sizes["count"].sum()
-    assert 0.65 < small < 0.75 and sizes.attrs["skipped_ios"] > 0
+    assert 0.65 < small < 0.75 and sizes.evidence["skipped_ios"] > 0
 
 
 @pytest.mark.parametrize(
@@ -386,7 +388,7 @@ def test_load_table_reproduces_the_papers_tables(store, table, obs, opt):
     np.testing.assert_allclose(t["pct_obs"], obs)
     np.testing.assert_allclose(t["pct_opt"], expect_opt)
     np.testing.assert_allclose(t["pct_opt"] + t["pct_sub"], 100)
-    assert t.attrs["optimal_bytes"] == MIB
+    assert t.evidence["optimal_bytes"] == MIB
     assert list(t.index) == ["idle", "moderate", "busy"]
 
 
@@ -394,7 +396,7 @@ def test_fsu_histogram_bins_and_overflow():
     v = pd.Series([0.0, 1.99, 2.0, 50.0, 199.9, 200.0, 350.0, np.nan])
     h = fsu_histogram(v)
     assert len(h) == 101 and h["bin_lo"].iloc[1] == 2.0 and np.isinf(h["bin_hi"].iloc[-1])
-    assert h["count"].sum() == 7 and h.attrs["n"] == 7
+    assert h["count"].sum() == 7 and h.evidence["n"] == 7
     assert h["count"].iloc[0] == 2 and h["count"].iloc[1] == 1  # [0,2) and [2,4)
     assert h["count"].iloc[99] == 1 and h["count"].iloc[100] == 2  # 199.9; 200 and 350
     assert h["share"].sum() == pytest.approx(1.0)

@@ -82,13 +82,13 @@ def test_age_cdf_equals_naive(two, kind):
 
 def test_age_cdf_default_now(two):
     # a find listing with a header: now is taken_at; stat output has none: latest time stamp
-    assert S.age_cdf(two, 0).attrs["now"] == dt.datetime(2026, 11, 23, 2, 22, 18)
+    assert S.age_cdf(two, 0).evidence["now"] == dt.datetime(2026, 11, 23, 2, 22, 18)
     stat = S.age_cdf(two, 2, kind="atime")
     df = _files(two, 2)
-    assert stat.attrs["now"] == df[["atime", "mtime", "ctime"]].max().max()
+    assert stat.evidence["now"] == df[["atime", "mtime", "ctime"]].max().max()
     assert stat.age_s.min() >= 0
     aware = dt.datetime(2020, 1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=1)))
-    assert S.age_cdf(two, 2, now=aware).attrs["now"] == dt.datetime(2020, 1, 1)
+    assert S.age_cdf(two, 2, now=aware).evidence["now"] == dt.datetime(2020, 1, 1)
 
 
 def test_growth_total_facts(two):
@@ -101,10 +101,11 @@ def test_growth_total_facts(two):
 
 
 def test_growth_top_dir_names_the_contributors(two):
-    g = S.growth(two, 0, 1, by="top_dir").set_index("group")
+    result = S.growth(two, 0, 1, by="top_dir")
+    g = result.set_index("group")  # a derived frame: the evidence stays on the result
     # the EarthScience pattern: most new files from one directory, most new bytes elsewhere
-    assert g.attrs["largest_by_files"] == "results"
-    assert g.attrs["largest_by_bytes"] == "platform"
+    assert result.evidence["largest_by_files"] == "results"
+    assert result.evidence["largest_by_bytes"] == "platform"
     assert g.loc["results", "new_files"] == 60 and g.loc["results", "d_bytes"] == 60 * 4096
     assert g.loc["platform", "d_bytes"] == 2 * 1024 * 1024
     assert g.loc["__pycache__", "deleted_files"] == 2
@@ -117,7 +118,7 @@ def test_growth_of_a_tree_against_itself_names_no_contributor(two):
     g = S.growth(two, 1, 1, by="top_dir")
     assert (g["d_files"] == 0).all() and (g["d_bytes"] == 0).all()
     assert not g["largest_files"].any() and not g["largest_bytes"].any()
-    assert g.attrs["largest_by_files"] is None and g.attrs["largest_by_bytes"] is None
+    assert g.evidence["largest_by_files"] is None and g.evidence["largest_by_bytes"] is None
 
 
 @pytest.mark.parametrize("by", ["total", "top_dir", "owner"])
