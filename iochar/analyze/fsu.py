@@ -1021,6 +1021,34 @@ def fsu_series(
         raise ParameterError("section", caller, "a str or None", section)
     if source_id is not None and (isinstance(source_id, bool) or not isinstance(source_id, int)):
         raise ParameterError("source_id", caller, "an int or None", source_id)
+    mask = _exclude_mask(exclude_quality, caller)
+    where, params = _where(section, targets, source_id, start, end, caller)
+    if section is None:
+        _check_one_section(store, where, params, caller)
+    bins = store.sql(_BINS_SQL.format(where=where), params=params or None).fetchall()
+    optimal = _optimal_size(bins, optimal_bytes, caller)
+    q_params = {**params, **model._params(), "optimal": optimal}
+    df = store.sql(_FSU_SQL.format(where=where), params=q_params).to_arrow_table().to_pandas()
+    skipped = _label_quality(df, _quality_bits(store, df, where, params), mask)
+    return Table(
+        df,
+        sql=_FSU_SQL.format(where=where),
+        evidence={
+            "equation": "Uselton & Wright 2013, Eq. 7: FSU = 100/T * sum_b N_b (a0 + a1 b)",
+            "model": model._summary(),
+            "section": section,
+            "bins": [int(size) for size, _ in bins],
+            "bins_with_ios": [int(size) for size, mx in bins if mx and mx > 0],
+            "optimal_bytes": optimal,
+            "exclude_quality": list(exclude_quality),
+            "intervals": int(len(df)),
+            "skipped": skipped,
+        },
+    )
+
+
+def _exclude_mask(exclude_quality, caller: str) -> int:
+    """The quality bits whose intervals are left out (unknown labels always are)."""
     if isinstance(exclude_quality, str):
         raise ParameterError(
             "exclude_quality", caller, "a sequence of quality labels", exclude_quality
@@ -1036,39 +1064,48 @@ def fsu_series(
     mask = 0
     for q in exclude_quality:
         mask |= QUALITY_BITS[q]
-    mask |= _OTHER_BIT  # unknown labels are never trusted
-    where, params = _where(section, targets, source_id, start, end, caller)
-    if section is None:
-        sections = store.sql(_SECTIONS_SQL.format(where=where), params=params or None).fetchall()
-        if len(sections) > 1:
-            raise ParameterError(
-                "section",
-                caller,
-                "a section name when size_hist holds several (bins of different units)",
-                sorted(str(r[0]) for r in sections),
-            )
-    bins = store.sql(_BINS_SQL.format(where=where), params=params or None).fetchall()
+    return mask | _OTHER_BIT  # unknown labels are never trusted
+
+
+def _check_one_section(store, where: str, params: dict, caller: str) -> None:
+    """Refuse a selection mixing histogram sections (bins of different units)."""
+    sections = store.sql(_SECTIONS_SQL.format(where=where), params=params or None).fetchall()
+    if len(sections) > 1:
+        raise ParameterError(
+            "section",
+            caller,
+            "a section name when size_hist holds several (bins of different units)",
+            sorted(str(r[0]) for r in sections),
+        )
+
+
+def _optimal_size(bins: list, optimal_bytes, caller: str) -> int:
+    """The "optimal" I/O size: as given, else the largest bin that saw I/O [bytes]."""
     if optimal_bytes is None:
         nz = [int(size) for size, mx in bins if mx and mx > 0]
-        optimal = max(nz) if nz else 0
-    else:
-        if isinstance(optimal_bytes, bool) or not isinstance(optimal_bytes, numbers.Integral):
-            raise ParameterError(
-                "optimal_bytes", caller, "an int > 0 [bytes] or None", optimal_bytes
-            )
-        if optimal_bytes <= 0:
-            raise ParameterError(
-                "optimal_bytes", caller, "an int > 0 [bytes] or None", optimal_bytes
-            )
-        optimal = int(optimal_bytes)
-    q_params = {**params, **model._params(), "optimal": optimal}
-    df = store.sql(_FSU_SQL.format(where=where), params=q_params).to_arrow_table().to_pandas()
+        return max(nz) if nz else 0
+    if (
+        isinstance(optimal_bytes, bool)
+        or not isinstance(optimal_bytes, numbers.Integral)
+        or optimal_bytes <= 0
+    ):
+        raise ParameterError("optimal_bytes", caller, "an int > 0 [bytes] or None", optimal_bytes)
+    return int(optimal_bytes)
+
+
+def _quality_bits(store, df: pd.DataFrame, where: str, params: dict) -> np.ndarray:
+    """Per row of ``df``, the quality labels (as bits) of its interval's histogram rows."""
     cond = "quality <> 'ok'"
     fwhere = (where + " AND " + cond) if where else "WHERE " + cond
     det = store.sql(_FLAGGED_SQL.format(where=fwhere, qbits=_QBITS), params=params or None).df()
     qbits = np.zeros(len(df), np.int64)
     if len(det):
         qbits[_positions(df, det)] = det["qbits"].to_numpy(np.int64)
+    return qbits
+
+
+def _label_quality(df: pd.DataFrame, qbits: np.ndarray, mask: int) -> dict[str, int]:
+    """Blank the FSU of left-out intervals, add ``quality`` and ``reason``; count the reasons."""
     iv = df["interval_s"].to_numpy(float)
     used = ((qbits & mask) == 0) & (iv > 0)
     df.loc[~used, ["fsu_pct", "bw_load_pct"]] = np.nan
@@ -1086,25 +1123,9 @@ def fsu_series(
     rcode = np.where(used, 0, by_mask[codes] if len(by_mask) else 0)
     rcode[~(iv > 0)] = cats.index("non-positive interval_s")
     df["reason"] = pd.Categorical.from_codes(rcode, categories=cats)
-    bad = ~used
-    skipped = {
-        str(k): int(v) for k, v in df.loc[bad, "reason"].value_counts().items() if v and str(k)
+    return {
+        str(k): int(v) for k, v in df.loc[~used, "reason"].value_counts().items() if v and str(k)
     }
-    return Table(
-        df,
-        sql=_FSU_SQL.format(where=where),
-        evidence={
-            "equation": "Uselton & Wright 2013, Eq. 7: FSU = 100/T * sum_b N_b (a0 + a1 b)",
-            "model": model._summary(),
-            "section": section,
-            "bins": [int(size) for size, _ in bins],
-            "bins_with_ios": [int(size) for size, mx in bins if mx and mx > 0],
-            "optimal_bytes": optimal,
-            "exclude_quality": list(exclude_quality),
-            "intervals": int(len(df)),
-            "skipped": skipped,
-        },
-    )
 
 
 def _series_frame(series, caller: str, cols: Sequence[str] = ("fsu_pct",)) -> pd.DataFrame:
