@@ -33,6 +33,7 @@ from iochar._validation import check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
+from iochar.result import Table
 
 __all__ = ["app_table", "rates_table", "file_table", "data_rate"]
 
@@ -262,4 +263,5 @@ def data_rate(store, *, job_id: int, bin_s: float = 1.0) -> pd.DataFrame:
     bin_s = check_real(
         bin_s, "bin_s", "data_rate", "a positive number of seconds", low=0, low_open=True
     )
-    return store.sql(_RATE_SQL, params={"job_id": job_id, "bin_s": bin_s}).df()
+    params = {"job_id": job_id, "bin_s": bin_s}
+    return Table(store.sql(_RATE_SQL, params=params).df(), params=params, sql=_RATE_SQL)

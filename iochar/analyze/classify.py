@@ -54,6 +54,7 @@ import pandas as pd
 from iochar._validation import check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, check_params, file_io
+from iochar.result import Table
 
 __all__ = ["classify", "class_rate", "class_breakdown", "CLASSES"]
 
@@ -358,10 +359,9 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
     labels = classify(store, job_id=job_id, **rules)[["job_id", "file_id", "class"]]
     store.con.register("classes", labels)
     try:
-        return store.sql(
-            _CLASS_RATE_SQL,
-            params={"job_id": job_id, "bin_s": float(bin_s), "classes": list(CLASSES)},
-        ).df()
+        params = {"job_id": job_id, "bin_s": float(bin_s), "classes": list(CLASSES)}
+        df = store.sql(_CLASS_RATE_SQL, params=params).df()
+        return Table(df, params={**params, **rules}, sql=_CLASS_RATE_SQL)
     finally:
         store.con.unregister("classes")
 

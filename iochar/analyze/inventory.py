@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from iochar.result import Table
+
 __all__ = ["inventory", "coverage", "INVENTORY_COLUMNS", "COVERAGE_COLUMNS"]
 
 #: Columns of :func:`inventory`.
@@ -128,7 +130,7 @@ def inventory(store) -> pd.DataFrame:
         timestamp any of them carries (NaT for traces with relative times only).
         Ordered by number of sources.
     """
-    return store.sql(_INVENTORY_SQL).df()
+    return Table(store.sql(_INVENTORY_SQL).df(), sql=_INVENTORY_SQL)
 
 
 def coverage(store) -> pd.DataFrame:
@@ -148,4 +150,4 @@ def coverage(store) -> pd.DataFrame:
         distinct sample times, first and last sample time, median sampling interval
         [s], and samples the loader flagged as not ``ok`` (reset, wrap, gap).
     """
-    return store.sql(_COVERAGE_SQL).df()
+    return Table(store.sql(_COVERAGE_SQL).df(), sql=_COVERAGE_SQL)

@@ -101,7 +101,8 @@ def size_cdf(store, snapshot_id: int, *, bins: Literal["exact", "log2"] = "exact
     check_choice(bins, "bins", "size_cdf", tuple(_SIZE_EXPR), "one of 'exact', 'log2'")
     _check_snapshot(store, snapshot_id, "size_cdf")
     sql = _CDF_SQL.format(key="size_bytes", expr=_SIZE_EXPR[bins], where="")
-    return store.sql(sql, {"sid": snapshot_id}).df()
+    params = {"sid": snapshot_id, "bins": bins}
+    return Table(store.sql(sql, {"sid": snapshot_id}).df(), params=params, sql=sql)
 
 
 def age_cdf(

@@ -13,6 +13,7 @@ import pandas as pd
 
 from iochar._validation import check_real
 from iochar.errors import ParameterError
+from iochar.result import Table
 
 __all__ = ["throughput"]
 
@@ -93,9 +94,9 @@ def throughput(
         "source": source_id,
     }
     if bin_s is None:
-        return store.sql(_RAW_SQL, params=params).df()
+        return Table(store.sql(_RAW_SQL, params=params).df(), params=params, sql=_RAW_SQL)
     bin_s = check_real(
         bin_s, "bin_s", "throughput", "a positive number of seconds", low=0, low_open=True
     )
     params.update(bin_s=float(bin_s), bin_us=int(round(bin_s * 1e6)))
-    return store.sql(_SQL, params=params).df()
+    return Table(store.sql(_SQL, params=params).df(), params=params, sql=_SQL)
