@@ -68,7 +68,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -428,7 +428,7 @@ class _Block:
             One per token (read-only). Where ``mask``: the number, correctly
             rounded; 0 if not a number; inf or nan where the text says so
             (:func:`_parse_numbers` decides about those: see
-            :meth:`IostatLoader._text_block`).
+            :func:`_value_matrices`).
         bad : numpy.ndarray of bool or None
             Tokens of ``mask`` that are not numbers; None: none.
 
@@ -700,6 +700,329 @@ def _parse_ts(texts: pl.Series | list[str], fmt: str) -> np.ndarray:
     return dt.dt.epoch("us").fill_null(-1).to_numpy().astype(np.int64)
 
 
+# -- text block stages -------------------------------------------------------------------
+
+
+class _Reports(NamedTuple):
+    """The reports of a block: the one each line is in, and each one's time.
+
+    Reports are indexed by the block's timestamp lines, then two more: "after
+    a banner, before any timestamp" (none) and "carried from the previous block".
+    """
+
+    at_line: _InForce  # report index in force on each line
+    ok: np.ndarray  # of bool: the report has a time (device lines may be in it)
+    ts: np.ndarray  # of int64: interval end [us since epoch]
+    iv: np.ndarray  # of float64: interval [s]; nan: the report yields nothing
+
+
+class _Lines(NamedTuple):
+    """Value lines of one kind (device or avg-cpu) and what they belong to."""
+
+    rows: np.ndarray  # line indices, increasing
+    rep: np.ndarray  # report index of each
+    layout: np.ndarray  # header layout id of each (-1: none)
+    is_cpu: bool
+
+
+class _Group(NamedTuple):
+    """Value lines of one layout and their values."""
+
+    rows: np.ndarray  # line indices, increasing
+    rep: np.ndarray  # report index of each
+    layout: int  # header layout id
+    is_cpu: bool
+    mat: np.ndarray  # of float64: values (rows × columns)
+    ok: np.ndarray  # of bool: every value of the row is a number
+
+
+def _banner_first(blk: _Block, cls: np.ndarray, first_line: int, name: str) -> bool:
+    """Whether the block has a non-blank line; raise unless the first is the banner."""
+    nonblank = np.flatnonzero(cls != _BLANK)
+    if not len(nonblank):
+        return False
+    i0 = int(nonblank[0])
+    if cls[i0] != _BANNER_L:
+        raise _bad(
+            name,
+            first_line + i0,
+            "the iostat banner 'Linux <release> (<host>) <date> <arch> (<N> CPU)'",
+            blk.line_text(i0),
+        )
+    return True
+
+
+def _mark_cpu_values(cls: np.ndarray, st: _State, problems: list) -> None:
+    """Mark the line after each avg-cpu header as its values (in place); note misplaced ones."""
+    n = len(cls)
+    cpu_after = np.zeros(n, bool)
+    hdr_idx = np.flatnonzero(cls == _CPUHDR)
+    nxt = hdr_idx + 1
+    cpu_after[nxt[nxt < n]] = True
+    if st.cpu_pending and n:
+        cpu_after[0] = True
+    st.cpu_pending = bool(len(hdr_idx) and hdr_idx[-1] == n - 1)
+    for i in np.flatnonzero((cls == _CPUVAL) & ~cpu_after).tolist():
+        problems.append((i, "a device line (not indented)", None))
+    for i in np.flatnonzero(cpu_after & (cls != _CPUVAL) & (cls != _DEV)).tolist():
+        problems.append((i, "the avg-cpu values line", None))
+    cls[cpu_after & (cls == _DEV)] = _CPUVAL  # validated by field counts later
+
+
+def _read_banners(blk: _Block, cls: np.ndarray, st: _State) -> np.ndarray:
+    """Banner lines of the block; the first banner of the input fills ``st.meta``."""
+    ban = np.flatnonzero(cls == _BANNER_L)
+    for i in ban[:1].tolist() if not st.meta else []:
+        m = _BANNER.match(blk.line_text(i))
+        if m:
+            st.meta.update(
+                host=m["host"],
+                os_release=m["release"],
+                banner_date=m["date"],
+                ncpu=int(m["ncpu"]) if m["ncpu"] else None,
+            )
+    if len(ban):
+        st.seen_banner = True
+    return ban
+
+
+def _report_times(
+    blk: _Block, ts_lines: np.ndarray, first_line: int, st: _State, name: str
+) -> np.ndarray:
+    """Times of timestamp lines ``ts_lines`` [us, -1: bad]; the first one fixes the format."""
+    if len(ts_lines) and st.ts_format is None:
+        first = _ts_texts(blk, ts_lines[:1])[0]
+        st.ts_format = _detect_format(first)
+        if st.ts_format is None:
+            raise _bad(name, first_line + int(ts_lines[0]), "an iostat -t timestamp", first)
+    return _ts_lines(blk, ts_lines, st.ts_format) if len(ts_lines) else np.empty(0, np.int64)
+
+
+def _previous_times(t: np.ndarray, ts_lines: np.ndarray, ban: np.ndarray, st: _State) -> np.ndarray:
+    """Previous report time of each timestamp in the same run (a banner starts a run); -1: none."""
+    run_of_ts = np.searchsorted(ban, ts_lines)  # banners before each ts line
+    prev = np.empty(len(t), np.int64)
+    if len(t):
+        prev[1:] = t[:-1]
+        prev[0] = st.cur_ts if st.cur_ts is not None else -1
+        same_run = np.empty(len(t), bool)
+        same_run[1:] = run_of_ts[1:] == run_of_ts[:-1]
+        same_run[0] = run_of_ts[0] == 0
+        prev[~same_run] = -1
+    return prev
+
+
+def _intervals(
+    t: np.ndarray,
+    prev: np.ndarray,
+    ts_lines: np.ndarray,
+    first_line: int,
+    st: _State,
+    skips: SkipLog | None,
+    problems: list,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Check the times increase; (good time, interval [s], nan: none) of each timestamp."""
+    bad_t = t < 0
+    back = (prev >= 0) & (t <= prev) & ~bad_t
+    for k in np.flatnonzero(bad_t | back).tolist():
+        i = int(ts_lines[k])
+        exp = (
+            f"a timestamp like {st.ts_format}"
+            if bad_t[k]
+            else "a report time after the previous report's"
+        )
+        if skips is None:
+            problems.append((i, exp, None))
+        else:
+            skips.add(first_line + i, exp)
+    ok_t = ~bad_t & ~back
+    prev_ok = np.r_[st.cur_ts is not None and st.cur_ok_t, ok_t[:-1]] if len(t) else ok_t
+    iv = np.where(ok_t & (prev >= 0) & prev_ok, (t - prev) / 1e6, np.nan)
+    st.first_reports += int(np.sum(ok_t & (prev < 0)))
+    return ok_t, iv
+
+
+def _assign_reports(
+    ts_lines: np.ndarray, ban: np.ndarray, t: np.ndarray, iv: np.ndarray, st: _State
+) -> _Reports:
+    """The report of each line: the last timestamp (or banner: none) before it, else carried."""
+    ev_lines = np.concatenate((ts_lines, ban))
+    order = np.argsort(ev_lines, kind="stable")
+    at_line = _InForce(
+        ev_lines[order],
+        np.concatenate((np.arange(len(t)), np.full(len(ban), len(t))))[order],
+        len(t) + 1,
+    )
+    return _Reports(
+        at_line,
+        ok=np.concatenate((np.ones(len(t), bool), [False, st.cur_ts is not None])),
+        ts=np.concatenate((t, [-1, st.cur_ts if st.cur_ts is not None else -1])),
+        iv=np.concatenate((iv, [np.nan, st.cur_iv])),
+    )
+
+
+def _carry_report(
+    st: _State,
+    ts_lines: np.ndarray,
+    ban: np.ndarray,
+    t: np.ndarray,
+    iv: np.ndarray,
+    ok_t: np.ndarray,
+) -> None:
+    """Keep the report in force at the block's end in ``st`` for the next block."""
+    if len(ban) and (not len(ts_lines) or ban[-1] > ts_lines[-1]):
+        st.cur_ts, st.cur_iv, st.cur_ok_t = None, np.nan, False
+    elif len(ts_lines):
+        if ok_t[-1]:
+            st.cur_ts, st.cur_iv, st.cur_ok_t = int(t[-1]), float(iv[-1]), True
+        else:  # keep the last good time for ordering; this report yields nothing
+            st.cur_iv, st.cur_ok_t = np.nan, False
+            if st.cur_ts is None and np.any(ok_t):
+                st.cur_ts = int(t[ok_t][-1])
+
+
+def _reports(
+    blk: _Block,
+    cls: np.ndarray,
+    ban: np.ndarray,
+    first_line: int,
+    st: _State,
+    name: str,
+    skips: SkipLog | None,
+    problems: list,
+) -> _Reports:
+    """Time and interval of the block's reports, and the report each line is in."""
+    ts_lines = np.flatnonzero(cls == _TS)
+    t = _report_times(blk, ts_lines, first_line, st, name)
+    prev = _previous_times(t, ts_lines, ban, st)
+    ok_t, iv = _intervals(t, prev, ts_lines, first_line, st, skips, problems)
+    reports = _assign_reports(ts_lines, ban, t, iv, st)
+    _carry_report(st, ts_lines, ban, t, iv, ok_t)
+    return reports
+
+
+def _check_value_lines(
+    blk: _Block,
+    cls: np.ndarray,
+    reports: _Reports,
+    dev_layout: _InForce,
+    cpu_layout: _InForce,
+    st: _State,
+    problems: list,
+) -> tuple[_Lines, _Lines]:
+    """Check device and avg-cpu lines (in a report, under a header, field counts); keep the good.
+
+    Every line with a problem so far (``problems``) is left out.
+    """
+    dev = np.flatnonzero(cls == _DEV)
+    cpu = np.flatnonzero(cls == _CPUVAL)
+    dev_rep, cpu_rep = reports.at_line.at(dev), reports.at_line.at(cpu)
+    dev_lay, cpu_lay = dev_layout.at(dev), cpu_layout.at(cpu)
+    in_rep = reports.ok[dev_rep]
+    for i in dev[~in_rep].tolist():
+        problems.append((i, "a timestamp line (iostat -t) before device lines", None))
+    for i in dev[in_rep & (dev_lay < 0)].tolist():
+        problems.append((i, "a 'Device' header line before device lines", None))
+    dev_len = np.array([len(h) + 1 for h in st.dev_layouts] + [0], np.int64)
+    want = dev_len[dev_lay]
+    wrong = (blk.ntok[dev] != want) & (dev_lay >= 0)
+    for i, w in zip(dev[wrong].tolist(), want[wrong].tolist(), strict=True):
+        problems.append((i, f"{w} fields as in the Device header", None))
+    cpu_len = np.array([len(h) for h in st.cpu_layouts] + [0], np.int64)
+    wantc = cpu_len[cpu_lay]
+    wrong = blk.ntok[cpu] != wantc
+    for i, w in zip(cpu[wrong].tolist(), wantc[wrong].tolist(), strict=True):
+        problems.append((i, f"{w} avg-cpu values", None))
+    kinds = (_Lines(dev, dev_rep, dev_lay, False), _Lines(cpu, cpu_rep, cpu_lay, True))
+    if not problems:
+        return kinds
+    drop = np.zeros(len(cls), bool)
+    for i, _, _ in problems:
+        drop[i] = True
+    return tuple(_Lines(*(x[~drop[k.rows]] for x in k[:3]), k.is_cpu) for k in kinds)
+
+
+def _number_tokens(
+    blk: _Block, kinds: tuple[_Lines, _Lines], st: _State
+) -> tuple[list[tuple[_Lines, int, np.ndarray, int, np.ndarray]], np.ndarray]:
+    """Split value lines by layout and flag their number tokens.
+
+    Returns
+    -------
+    specs : list of (lines, layout id, token mask, column count, first value token)
+        One per layout in use; the lines are those of that layout.
+    tok_mask : numpy.ndarray of bool
+        Every number token of the block (the union of the specs' masks).
+    """
+    n = len(blk.ends)
+    specs = []
+    tok_mask = np.zeros(len(blk.ts_), bool)
+    for kind in kinds:
+        layouts = st.cpu_layouts if kind.is_cpu else st.dev_layouts
+        lay_all = kind.layout
+        one = len(lay_all) and (lay_all == lay_all[0]).all()
+        for h in [int(lay_all[0])] if one else np.unique(lay_all).tolist():
+            sel = lay_all == h
+            lines = (
+                kind if one else _Lines(kind.rows[sel], kind.rep[sel], lay_all[sel], kind.is_cpu)
+            )
+            # kept lines have exactly their layout's field count: all their tokens
+            # but the device name are numbers
+            line = np.zeros(n, bool)
+            line[lines.rows] = True
+            tm = np.repeat(line, blk.ntok)
+            if not kind.is_cpu:
+                tm[blk.first_tok[lines.rows]] = False
+            tok_mask |= tm
+            tok0 = blk.first_tok[lines.rows] + (not kind.is_cpu)
+            specs.append((lines, h, tm, len(layouts[h]), tok0))
+    return specs, tok_mask
+
+
+def _value_matrices(
+    blk: _Block, kinds: tuple[_Lines, _Lines], st: _State, problems: list
+) -> list[_Group]:
+    """Decode every number of the block in one pass, then a values matrix per layout.
+
+    Values are those digit-by-digit decoding gives; lines with a token that
+    is not a number are noted in ``problems``.
+    """
+    specs, tok_mask = _number_tokens(blk, kinds, st)
+    values, bad = blk.numbers(tok_mask)
+    groups = []
+    for lines, h, tm, ncol, tok0 in specs:
+        shape = (len(lines.rows), ncol)
+        mat = values[tm].reshape(shape)
+        good = None if bad is None else ~bad[tm].reshape(shape)
+        finite = np.isfinite(mat)
+        if not finite.all():  # inf, nan, 1e999: the exact decoder rejects them
+            at = np.flatnonzero(~finite)
+            t = tok0[at // ncol] + at % ncol
+            vals, ok = _parse_numbers(blk.b, blk.ts_[t], blk.te_[t], blk.buf)
+            good = np.ones(shape, bool) if good is None else good
+            mat.reshape(-1)[at], good.reshape(-1)[at] = vals, ok
+        _as_digit_by_digit(mat, tok0, blk)
+        ok = np.ones(len(lines.rows), bool) if good is None else good.all(axis=1)
+        for i in lines.rows[~ok].tolist():
+            problems.append((i, "numbers after the device name", None))
+        groups.append(_Group(lines.rows, lines.rep, h, lines.is_cpu, mat, ok))
+    return groups
+
+
+def _raise_or_skip(
+    problems: list, blk: _Block, first_line: int, name: str, skips: SkipLog | None
+) -> None:
+    """Raise the block's first problem (strict), or skip every problem line."""
+    if not problems:
+        return
+    problems.sort()
+    if skips is None:
+        i, exp, got = problems[0]
+        raise _bad(name, first_line + i, exp, blk.line_text(i) if got is None else got)
+    for i, exp, _ in problems:
+        skips.add(first_line + i, f"expected {exp}")
+
+
 class IostatLoader:
     """``iostat``: sysstat ``iostat -x -t`` text or ``-o JSON`` (see module docs)."""
 
@@ -789,187 +1112,38 @@ class IostatLoader:
     def _text_block(
         self, blk: _Block, first_line: int, st: _State, name: str, skips: SkipLog | None
     ) -> pa.Table | None:
+        """Counters rows of one block of lines (None: none); bad lines raise or are skipped."""
         cls = _classify(blk)
-        n = len(cls)
-        if not st.seen_banner:
-            nonblank = np.flatnonzero(cls != _BLANK)
-            if not len(nonblank):
-                return None
-            i0 = int(nonblank[0])
-            if cls[i0] != _BANNER_L:
-                raise _bad(
-                    name,
-                    first_line + i0,
-                    "the iostat banner 'Linux <release> (<host>) <date> <arch> (<N> CPU)'",
-                    blk.line_text(i0),
-                )
-        # the line after an avg-cpu header holds the CPU values
-        cpu_after = np.zeros(n, bool)
-        hdr_idx = np.flatnonzero(cls == _CPUHDR)
-        nxt = hdr_idx + 1
-        cpu_after[nxt[nxt < n]] = True
-        if st.cpu_pending and n:
-            cpu_after[0] = True
-        st.cpu_pending = bool(len(hdr_idx) and hdr_idx[-1] == n - 1)
+        if not st.seen_banner and not _banner_first(blk, cls, first_line, name):
+            return None
         problems: list[tuple[int, str, str | None]] = []  # (line index, expected, got)
-        for i in np.flatnonzero((cls == _CPUVAL) & ~cpu_after).tolist():
-            problems.append((i, "a device line (not indented)", None))
-        for i in np.flatnonzero(cpu_after & (cls != _CPUVAL) & (cls != _DEV)).tolist():
-            problems.append((i, "the avg-cpu values line", None))
-        cls[cpu_after & (cls == _DEV)] = _CPUVAL  # validated by field counts below
-
+        _mark_cpu_values(cls, st, problems)
         # Device / avg-cpu header layouts -> ids (layouts are few; lines are not)
         dev_layout = self._layouts(blk, cls == _DEVHDR, st.dev_layouts, st.header_id)
         st.header_id = int(dev_layout.last)
         cpu_layout = self._layouts(blk, cls == _CPUHDR, st.cpu_layouts, st.cpu_id)
         st.cpu_id = int(cpu_layout.last)
+        ban = _read_banners(blk, cls, st)
+        reports = _reports(blk, cls, ban, first_line, st, name, skips, problems)
+        kinds = _check_value_lines(blk, cls, reports, dev_layout, cpu_layout, st, problems)
+        groups = _value_matrices(blk, kinds, st, problems)
+        _raise_or_skip(problems, blk, first_line, name, skips)
+        return self._block_tables(blk, groups, reports, first_line, st, name, skips)
 
-        # banners (few) and report timestamps
-        ban = np.flatnonzero(cls == _BANNER_L)
-        for i in ban[:1].tolist() if not st.meta else []:
-            m = _BANNER.match(blk.line_text(i))
-            if m:
-                st.meta.update(
-                    host=m["host"],
-                    os_release=m["release"],
-                    banner_date=m["date"],
-                    ncpu=int(m["ncpu"]) if m["ncpu"] else None,
-                )
-        if len(ban):
-            st.seen_banner = True
-        ts_lines = np.flatnonzero(cls == _TS)
-        if len(ts_lines) and st.ts_format is None:
-            first = _ts_texts(blk, ts_lines[:1])[0]
-            st.ts_format = _detect_format(first)
-            if st.ts_format is None:
-                raise _bad(name, first_line + int(ts_lines[0]), "an iostat -t timestamp", first)
-        t = _ts_lines(blk, ts_lines, st.ts_format) if len(ts_lines) else np.empty(0, np.int64)
-        # previous report time within the same run (a banner starts a run)
-        run_of_ts = np.searchsorted(ban, ts_lines)  # banners before each ts line
-        prev = np.empty(len(t), np.int64)
-        if len(t):
-            prev[1:] = t[:-1]
-            prev[0] = st.cur_ts if st.cur_ts is not None else -1
-            same_run = np.empty(len(t), bool)
-            same_run[1:] = run_of_ts[1:] == run_of_ts[:-1]
-            same_run[0] = run_of_ts[0] == 0
-            prev[~same_run] = -1
-        bad_t = t < 0
-        back = (prev >= 0) & (t <= prev) & ~bad_t
-        for k in np.flatnonzero(bad_t | back).tolist():
-            i = int(ts_lines[k])
-            exp = (
-                f"a timestamp like {st.ts_format}"
-                if bad_t[k]
-                else "a report time after the previous report's"
-            )
-            if skips is None:
-                problems.append((i, exp, None))
-            else:
-                skips.add(first_line + i, exp)
-        ok_t = ~bad_t & ~back
-        prev_ok = np.r_[st.cur_ts is not None and st.cur_ok_t, ok_t[:-1]] if len(t) else ok_t
-        iv = np.where(ok_t & (prev >= 0) & prev_ok, (t - prev) / 1e6, np.nan)
-        st.first_reports += int(np.sum(ok_t & (prev < 0)))
-        # the report a line belongs to: the last timestamp (or banner: none) before it;
-        # before any in this block, the carried one. Per report: in one, ts, interval.
-        ev_lines = np.concatenate((ts_lines, ban))
-        order = np.argsort(ev_lines, kind="stable")
-        report = _InForce(
-            ev_lines[order],
-            np.concatenate((np.arange(len(t)), np.full(len(ban), len(t))))[order],
-            len(t) + 1,
-        )
-        rep_ok = np.concatenate((np.ones(len(t), bool), [False, st.cur_ts is not None]))
-        rep_ts = np.concatenate((t, [-1, st.cur_ts if st.cur_ts is not None else -1]))
-        rep_iv = np.concatenate((iv, [np.nan, st.cur_iv]))
-        # state for the next block
-        if len(ban) and (not len(ts_lines) or ban[-1] > ts_lines[-1]):
-            st.cur_ts, st.cur_iv, st.cur_ok_t = None, np.nan, False
-        elif len(ts_lines):
-            if ok_t[-1]:
-                st.cur_ts, st.cur_iv, st.cur_ok_t = int(t[-1]), float(iv[-1]), True
-            else:  # keep the last good time for ordering; this report yields nothing
-                st.cur_iv, st.cur_ok_t = np.nan, False
-                if st.cur_ts is None and np.any(ok_t):
-                    st.cur_ts = int(t[ok_t][-1])
-
-        # device and cpu lines: structure checks
-        dev = np.flatnonzero(cls == _DEV)
-        cpu = np.flatnonzero(cls == _CPUVAL)
-        dev_rep, cpu_rep = report.at(dev), report.at(cpu)
-        dev_lay, cpu_lay = dev_layout.at(dev), cpu_layout.at(cpu)
-        in_rep = rep_ok[dev_rep]
-        for i in dev[~in_rep].tolist():
-            problems.append((i, "a timestamp line (iostat -t) before device lines", None))
-        for i in dev[in_rep & (dev_lay < 0)].tolist():
-            problems.append((i, "a 'Device' header line before device lines", None))
-        dev_len = np.array([len(h) + 1 for h in st.dev_layouts] + [0], np.int64)
-        want = dev_len[dev_lay]
-        wrong = (blk.ntok[dev] != want) & (dev_lay >= 0)
-        for i, w in zip(dev[wrong].tolist(), want[wrong].tolist(), strict=True):
-            problems.append((i, f"{w} fields as in the Device header", None))
-        cpu_len = np.array([len(h) for h in st.cpu_layouts] + [0], np.int64)
-        wantc = cpu_len[cpu_lay]
-        wrong = blk.ntok[cpu] != wantc
-        for i, w in zip(cpu[wrong].tolist(), wantc[wrong].tolist(), strict=True):
-            problems.append((i, f"{w} avg-cpu values", None))
-        drop = np.zeros(n, bool)
-        for i, _, _ in problems:
-            drop[i] = True
-
-        # numbers: every numeric field of the block in one pass, then a matrix per layout
-        specs = []  # (rows, their report, layout id, is_cpu, token mask, columns, 1st token)
-        tok_mask = np.zeros(len(blk.ts_), bool)
-        for rows_all, rep_all, lay_all, layouts, is_cpu in (
-            (dev, dev_rep, dev_lay, st.dev_layouts, False),
-            (cpu, cpu_rep, cpu_lay, st.cpu_layouts, True),
-        ):
-            if problems:
-                kept = ~drop[rows_all]
-                rows_all, rep_all, lay_all = rows_all[kept], rep_all[kept], lay_all[kept]
-            one = len(lay_all) and (lay_all == lay_all[0]).all()
-            for h in [int(lay_all[0])] if one else np.unique(lay_all).tolist():
-                sel = lay_all == h
-                rows, rep = (rows_all, rep_all) if one else (rows_all[sel], rep_all[sel])
-                # kept lines have exactly their layout's field count: all their tokens
-                # but the device name are numbers
-                line = np.zeros(n, bool)
-                line[rows] = True
-                tm = np.repeat(line, blk.ntok)
-                if not is_cpu:
-                    tm[blk.first_tok[rows]] = False
-                tok_mask |= tm
-                tok0 = blk.first_tok[rows] + (not is_cpu)
-                specs.append((rows, rep, h, is_cpu, tm, len(layouts[h]), tok0))
-        values, bad = blk.numbers(tok_mask)
-        groups = []  # (rows, their report, layout id, is_cpu, values (rows × columns), ok)
-        for rows, rep, h, is_cpu, tm, ncol, tok0 in specs:
-            shape = (len(rows), ncol)
-            mat = values[tm].reshape(shape)
-            good = None if bad is None else ~bad[tm].reshape(shape)
-            finite = np.isfinite(mat)
-            if not finite.all():  # inf, nan, 1e999: the exact decoder rejects them
-                at = np.flatnonzero(~finite)
-                t = tok0[at // ncol] + at % ncol
-                vals, ok = _parse_numbers(blk.b, blk.ts_[t], blk.te_[t], blk.buf)
-                good = np.ones(shape, bool) if good is None else good
-                mat.reshape(-1)[at], good.reshape(-1)[at] = vals, ok
-            _as_digit_by_digit(mat, tok0, blk)
-            ok = np.ones(len(rows), bool) if good is None else good.all(axis=1)
-            for i in rows[~ok].tolist():
-                problems.append((i, "numbers after the device name", None))
-            groups.append((rows, rep, h, is_cpu, mat, ok))
-        if problems:
-            problems.sort()
-            if skips is None:
-                i, exp, got = problems[0]
-                raise _bad(name, first_line + i, exp, blk.line_text(i) if got is None else got)
-            for i, exp, _ in problems:
-                skips.add(first_line + i, f"expected {exp}")
+    def _block_tables(
+        self,
+        blk: _Block,
+        groups: list[_Group],
+        reports: _Reports,
+        first_line: int,
+        st: _State,
+        name: str,
+        skips: SkipLog | None,
+    ) -> pa.Table | None:
+        """Counters rows of the good lines of reports with an interval; check amounts."""
         out = []
         for rows, rep, h, is_cpu, mat, ok in groups:
-            keep = ok & ~np.isnan(rep_iv[rep])
+            keep = ok & ~np.isnan(reports.iv[rep])
             if not keep.any():
                 continue
             if not keep.all():
@@ -982,7 +1156,7 @@ class IostatLoader:
             else:
                 names = st.names.encode(blk, rows)
                 cols = st.dev_layouts[h]
-            table = self._emit(names, rep_ts[rep], rep_iv[rep], mat, cols, st, is_cpu)
+            table = self._emit(names, reports.ts[rep], reports.iv[rep], mat, cols, st, is_cpu)
             bad = implausible(table.column("value").to_numpy())
             if bad.any():  # rows are metric-major: row k is line rows[k % len(rows)]
                 if skips is None:
@@ -1044,23 +1218,7 @@ class IostatLoader:
         pyarrow.Table
             ``counters`` rows, metric by metric.
         """
-        metrics, picks = [], []
-        for j, c in enumerate(cols):
-            if cpu:
-                m = CPU_MAP.get(c)
-                if m is None:
-                    st.ignored.add(c)
-                    continue
-                picks.append((j, None))
-            else:
-                spec = COLUMN_MAP.get(c)
-                if spec is None:
-                    if c not in IGNORED:
-                        st.ignored.add(c)
-                    continue
-                m, scale, rate = spec
-                picks.append((j, (scale, rate)))
-            metrics.append(m)
+        metrics, picks = _metric_picks(cols, st, cpu)
         k, r = len(metrics), len(names)
         # output columns live in Arrow's memory pool, which reuses freed pages: fresh
         # memory costs a page fault per 4 kB, more than writing it
@@ -1068,17 +1226,7 @@ class IostatLoader:
         (value, value_buf), (ts, ts_buf), (interval, interval_buf) = cols8
         (target_codes, target_buf), (metric_codes, metric_buf) = cols4
         ts = ts.view(np.int64)
-        factors: dict[float, np.ndarray] = {}  # scale × interval, once per scale
-        for q, (j, spec) in enumerate(picks):
-            if spec is None:
-                value[q] = mat[:, j]
-            elif spec[1]:
-                f = factors.get(spec[0])
-                if f is None:
-                    f = factors[spec[0]] = spec[0] * iv
-                np.multiply(mat[:, j], f, out=value[q])
-            else:
-                np.multiply(mat[:, j], spec[0], out=value[q])
+        _scale_values(value, mat, picks, iv)
         enc = names.dictionary_encode() if not isinstance(names, pa.DictionaryArray) else names
         target_codes[:] = enc.indices.to_numpy(zero_copy_only=False)
         metric_codes[:] = np.arange(k, dtype=np.int32)[:, None]
@@ -1110,25 +1258,10 @@ class IostatLoader:
     # -- JSON --------------------------------------------------------------------------
 
     def _parse_json(self, raw: bytes, name: str, strict: bool) -> Iterator[Parsed]:
-        try:
-            doc = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            line = getattr(exc, "lineno", None)
-            raise _bad(name, line, "complete sysstat JSON (iostat -o JSON)", str(exc)) from exc
-        try:
-            hosts = doc["sysstat"]["hosts"]
-        except (KeyError, TypeError) as exc:
-            raise _bad(name, None, "a JSON object with sysstat.hosts", str(raw[:80])) from exc
+        """Parse sysstat JSON (``iostat -o JSON``) into one ``counters`` chunk."""
+        hosts = _json_hosts(raw, name)
         skips = None if strict else SkipLog()
-        if not raw.endswith(b"\n"):  # sysstat ends its JSON with a newline
-            if strict:
-                raise _bad(
-                    name,
-                    raw.count(b"\n") + 1,
-                    "a last line ending in a newline (file cut short?)",
-                    raw.rsplit(b"\n", 1)[-1],
-                )
-            skips.add(raw.count(b"\n") + 1, "last line without a newline")
+        _check_json_end(raw, name, skips)
         st = _State()
         out = []
         meta: dict[str, Any] = {"tool": "sysstat iostat", "format": "json"}
@@ -1141,78 +1274,182 @@ class IostatLoader:
                 ncpu=host.get("number-of-cpus"),
                 banner_date=host.get("date"),
             )
-            prev = None
-            for r, rep in enumerate(host["statistics"]):
-                where = f"hosts[{h}].statistics[{r}]"
-                try:
-                    text = str(rep["timestamp"]).strip()
-                    fmt = st.ts_format or _detect_format(text)
-                    if fmt is None:
-                        raise ValueError(f"timestamp {text!r}")
-                    st.ts_format = fmt
-                    t = int(_parse_ts([text], fmt)[0])
-                    if t < 0:
-                        raise ValueError(f"timestamp {text!r}")
-                    if prev is not None and t <= prev:
-                        raise ValueError("a report time after the previous report's")
-                    disks = rep.get("disk", [])
-                    cpu = rep.get("avg-cpu")
-                    rows = [(d["disk_device"], d) for d in disks]
-                except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                    if skips is None:
-                        raise _bad(name, None, f"a valid report at {where}", str(exc)) from exc
-                    skips.add(r, f"{where}: {exc}")
-                    continue
-                if prev is None:
-                    prev = t
-                    st.first_reports += 1
-                    continue
-                iv = (t - prev) / 1e6
-                prev = t
-                for dev, d in rows:
-                    cols = [JSON_KEYS.get(k, k) for k in d if k != "disk_device"]
-                    try:
-                        vals = np.array([[float(d[k]) for k in d if k != "disk_device"]])
-                    except (TypeError, ValueError) as exc:
-                        if skips is None:
-                            raise _bad(
-                                name, None, f"numbers in {where} disk {dev}", str(exc)
-                            ) from exc
-                        skips.add(r, f"{where}: {exc}")
-                        continue
-                    out.append(
-                        self._emit(
-                            pa.array([str(dev)]),
-                            np.array([t]),
-                            np.array([iv]),
-                            vals,
-                            cols,
-                            st,
-                            False,
-                        )
-                    )
-                if isinstance(cpu, dict):
-                    cols = ["%" + k for k in cpu]
-                    vals = np.array([[float(v) for v in cpu.values()]])
-                    out.append(
-                        self._emit(
-                            pa.array(["cpu"]), np.array([t]), np.array([iv]), vals, cols, st, True
-                        )
-                    )
+            out += self._json_host_tables(host, h, st, name, skips)
         meta.update(ts_format=st.ts_format, skipped_first_reports=st.first_reports)
         meta["timezone"] = "UTC assumed unless the timestamp has an offset"
         tables = {}
         if out:
-            tb = pa.concat_tables([t.cast(out[0].schema) for t in out])
-            bad = implausible(tb.column("value").to_numpy())
-            if bad.any():
-                if skips is None:
-                    k = int(np.flatnonzero(bad)[0])
-                    row = {c: tb.column(c)[k].as_py() for c in ("target", "metric", "ts")}
-                    raise _bad(name, None, EXPECT_AMOUNT, f"{row} = {tb.column('value')[k]}")
-                tb = flag_implausible(tb, bad)
-            tables["counters"] = tb
+            tables["counters"] = _json_counters(out, name, skips)
         yield Parsed(tables=tables, meta=meta, skips=skips)
+
+    def _json_host_tables(
+        self, host: dict, h: int, st: _State, name: str, skips: SkipLog | None
+    ) -> list[pa.Table]:
+        """Counters tables of one host's reports; its first report only starts the series."""
+        out = []
+        prev = None
+        for r, rep in enumerate(host["statistics"]):
+            where = f"hosts[{h}].statistics[{r}]"
+            try:
+                t, rows, cpu = _json_report(rep, st, prev)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                if skips is None:
+                    raise _bad(name, None, f"a valid report at {where}", str(exc)) from exc
+                skips.add(r, f"{where}: {exc}")
+                continue
+            if prev is None:
+                prev = t
+                st.first_reports += 1
+                continue
+            iv = (t - prev) / 1e6
+            prev = t
+            out += self._json_report_tables(t, iv, rows, cpu, r, where, st, name, skips)
+        return out
+
+    def _json_report_tables(
+        self,
+        t: int,
+        iv: float,
+        rows: list[tuple[Any, dict]],
+        cpu: Any,
+        r: int,
+        where: str,
+        st: _State,
+        name: str,
+        skips: SkipLog | None,
+    ) -> list[pa.Table]:
+        """Counters tables of one JSON report: one per disk, and avg-cpu's."""
+        out = []
+        for dev, d in rows:
+            cols = [JSON_KEYS.get(k, k) for k in d if k != "disk_device"]
+            try:
+                vals = np.array([[float(d[k]) for k in d if k != "disk_device"]])
+            except (TypeError, ValueError) as exc:
+                if skips is None:
+                    raise _bad(name, None, f"numbers in {where} disk {dev}", str(exc)) from exc
+                skips.add(r, f"{where}: {exc}")
+                continue
+            out.append(
+                self._emit(
+                    pa.array([str(dev)]), np.array([t]), np.array([iv]), vals, cols, st, False
+                )
+            )
+        if isinstance(cpu, dict):
+            cols = ["%" + k for k in cpu]
+            vals = np.array([[float(v) for v in cpu.values()]])
+            out.append(
+                self._emit(pa.array(["cpu"]), np.array([t]), np.array([iv]), vals, cols, st, True)
+            )
+        return out
+
+
+def _json_hosts(raw: bytes, name: str) -> Any:
+    """The ``sysstat.hosts`` of a sysstat JSON document."""
+    try:
+        doc = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise _bad(name, line, "complete sysstat JSON (iostat -o JSON)", str(exc)) from exc
+    try:
+        return doc["sysstat"]["hosts"]
+    except (KeyError, TypeError) as exc:
+        raise _bad(name, None, "a JSON object with sysstat.hosts", str(raw[:80])) from exc
+
+
+def _check_json_end(raw: bytes, name: str, skips: SkipLog | None) -> None:
+    """Raise (strict) or skip a last line without its newline (sysstat ends JSON with one)."""
+    if raw.endswith(b"\n"):
+        return
+    if skips is None:
+        raise _bad(
+            name,
+            raw.count(b"\n") + 1,
+            "a last line ending in a newline (file cut short?)",
+            raw.rsplit(b"\n", 1)[-1],
+        )
+    skips.add(raw.count(b"\n") + 1, "last line without a newline")
+
+
+def _json_report(rep: Any, st: _State, prev: int | None) -> tuple[int, list[tuple[Any, dict]], Any]:
+    """Time [us], (device, disk entry) pairs and avg-cpu entry of one JSON report.
+
+    Raises KeyError, TypeError, ValueError or AttributeError for a bad report
+    (the first timestamp fixes ``st.ts_format``).
+    """
+    text = str(rep["timestamp"]).strip()
+    fmt = st.ts_format or _detect_format(text)
+    if fmt is None:
+        raise ValueError(f"timestamp {text!r}")
+    st.ts_format = fmt
+    t = int(_parse_ts([text], fmt)[0])
+    if t < 0:
+        raise ValueError(f"timestamp {text!r}")
+    if prev is not None and t <= prev:
+        raise ValueError("a report time after the previous report's")
+    disks = rep.get("disk", [])
+    cpu = rep.get("avg-cpu")
+    rows = [(d["disk_device"], d) for d in disks]
+    return t, rows, cpu
+
+
+def _json_counters(out: list[pa.Table], name: str, skips: SkipLog | None) -> pa.Table:
+    """The JSON reports' tables as one; check the amounts (raise, or flag when tolerant)."""
+    tb = pa.concat_tables([t.cast(out[0].schema) for t in out])
+    bad = implausible(tb.column("value").to_numpy())
+    if bad.any():
+        if skips is None:
+            k = int(np.flatnonzero(bad)[0])
+            row = {c: tb.column(c)[k].as_py() for c in ("target", "metric", "ts")}
+            raise _bad(name, None, EXPECT_AMOUNT, f"{row} = {tb.column('value')[k]}")
+        tb = flag_implausible(tb, bad)
+    return tb
+
+
+def _metric_picks(
+    cols: list[str], st: _State, cpu: bool
+) -> tuple[list[str], list[tuple[int, tuple[float, bool] | None]]]:
+    """Metrics of the mapped columns, and (column index, (scale, is_rate) or None: as is) of each.
+
+    Unmapped columns are noted in ``st.ignored`` (but for the known per-interval totals).
+    """
+    metrics, picks = [], []
+    for j, c in enumerate(cols):
+        if cpu:
+            m = CPU_MAP.get(c)
+            if m is None:
+                st.ignored.add(c)
+                continue
+            picks.append((j, None))
+        else:
+            spec = COLUMN_MAP.get(c)
+            if spec is None:
+                if c not in IGNORED:
+                    st.ignored.add(c)
+                continue
+            m, scale, rate = spec
+            picks.append((j, (scale, rate)))
+        metrics.append(m)
+    return metrics, picks
+
+
+def _scale_values(
+    value: np.ndarray,
+    mat: np.ndarray,
+    picks: list[tuple[int, tuple[float, bool] | None]],
+    iv: np.ndarray,
+) -> None:
+    """Fill ``value`` (metrics × rows) from the picked columns: scaled, rates × interval."""
+    factors: dict[float, np.ndarray] = {}  # scale × interval, once per scale
+    for q, (j, spec) in enumerate(picks):
+        if spec is None:
+            value[q] = mat[:, j]
+        elif spec[1]:
+            f = factors.get(spec[0])
+            if f is None:
+                f = factors[spec[0]] = spec[0] * iv
+            np.multiply(mat[:, j], f, out=value[q])
+        else:
+            np.multiply(mat[:, j], spec[0], out=value[q])
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
