@@ -360,24 +360,42 @@ def _inherit(values: np.ndarray, prev: np.ndarray, carried: object) -> np.ndarra
     return np.where(prev >= 0, values[np.maximum(prev, 0)], carried)
 
 
-def _process_block(
-    st: _State, first_line: int, raw: bytes, name: str, strict: bool, skips: SkipLog
-) -> None:
-    """Classify and check one block of lines; keep its dumps, titles and bin rows in ``st``.
+_Errors = list[tuple[np.ndarray | None, np.ndarray | None, str]]  # (on subs, on bins, why)
 
-    The state machine (which dump, which histogram, inside a ``.brw_stats=``
-    parameter or not) only moves on non-bin lines, so it runs over those; each
-    bin row inherits the state of the last non-bin line before it.
-    """
-    if not raw:
-        return
-    sc = _Scan(raw)
-    cls = sc.cls
-    n = len(cls)
-    subs, bins = sc.subs, sc.bins  # line indices of the non-bin lines, bin rows
-    c = cls[subs]
-    sub = sc.sub
-    errors: list[tuple[np.ndarray | None, np.ndarray | None, str]] = []  # (on subs, on bins, why)
+
+class _Params(NamedTuple):
+    """Per non-bin line of a block: where it is with respect to ``lctl`` parameters."""
+
+    brwp: np.ndarray  # a ``PROVIDER.NAME.brw_stats=`` line
+    last_brwp: np.ndarray  # the last such line at or before it (index into subs; -1: none)
+    seen_brwp: np.ndarray  # a ``.brw_stats=`` line at or before it (or in an earlier block)
+    seen_snap: np.ndarray  # a snapshot_time line at or before it (or in an earlier block)
+    in_brw: np.ndarray  # inside a brw_stats dump, not another parameter's value
+    active: np.ndarray  # in a dump and not itself a parameter line
+
+
+class _Dumps(NamedTuple):
+    """Per non-bin line of a block: its role in a dump, and the dump and histogram it is in."""
+
+    snap_m: np.ndarray  # a snapshot_time line (starts a dump)
+    snap_id: np.ndarray  # dump index (-1: none yet)
+    rw_m: np.ndarray  # a 'read | write' line
+    title_m: np.ndarray  # a histogram title line
+    hdr: np.ndarray  # a start_time or elapsed_time line
+    sec_at: np.ndarray  # section code of each title line (-1: not a title)
+    section: np.ndarray  # section in force (-1 after a snapshot_time line, until a title)
+
+
+class _BinRows(NamedTuple):
+    """Per bin row of a block: the state of the last non-bin line before it."""
+
+    in_brw: np.ndarray
+    snap: np.ndarray
+    section: np.ndarray
+
+
+def _params(st: _State, c: np.ndarray, sub: pl.DataFrame, errors: _Errors) -> _Params:
+    """Follow ``lctl`` parameters over the non-bin lines (classes ``c``); check param lines."""
     brwp = c == BRWPARAM
     par = c == PARAM
     seen_brwp = st.seen_brwparam | (np.cumsum(brwp) > 0)
@@ -389,54 +407,86 @@ def _process_block(
     lp = _ffill(brwp | par)
     in_brw = np.where(lp >= 0, brwp[np.maximum(lp, 0)], st.in_brw)
     active = in_brw & ~(brwp | par)
-    with_val = np.zeros(len(subs), bool)
+    with_val = np.zeros(len(c), bool)
     bp_i = np.flatnonzero(brwp)
     if bp_i.size:
         pval = sub["pval"].gather(bp_i)
         with_val[bp_i] = (pval.str.strip_chars().str.len_bytes() > 0).to_numpy()
     errors.append((with_val, None, "a newline after '.brw_stats='"))
-    snap_m = (c == SNAP) & active
-    snap_id = st.snap + np.cumsum(snap_m)
-    rw_m = (c == RW) & active
-    title_m = (c == TITLE) & active
+    return _Params(brwp, _ffill(brwp), seen_brwp, seen_snap, in_brw, active)
+
+
+def _dumps(st: _State, c: np.ndarray, sub: pl.DataFrame, p: _Params) -> _Dumps:
+    """The dump and histogram (section) each non-bin line is in."""
+    snap_m = (c == SNAP) & p.active
+    title_m = (c == TITLE) & p.active
+    ls = _ffill(title_m | snap_m)  # last title or snapshot_time (index into subs)
+    ti = np.flatnonzero(title_m)
+    sec_at = np.full(len(c), -1, np.int64)  # section code of each title line
+    if ti.size:
+        sec_at[ti] = st.codes(sub["title"].gather(ti))
+    return _Dumps(
+        snap_m=snap_m,
+        snap_id=st.snap + np.cumsum(snap_m),
+        rw_m=(c == RW) & p.active,
+        title_m=title_m,
+        hdr=((c == START) | (c == ELAPSED)) & p.active,
+        sec_at=sec_at,
+        # the histogram each line is in: -1 after a snapshot_time line, until a title
+        section=_inherit(sec_at, ls, st.section),
+    )
+
+
+def _check_line_order(
+    st: _State, sc: _Scan, c: np.ndarray, p: _Params, d: _Dumps, errors: _Errors
+) -> None:
+    """Check each dump line follows the right line: read | write, title, start/elapsed_time."""
+    cls, subs, n = sc.cls, sc.subs, len(sc.cls)
     prev_cls = cls[subs - 1] if len(subs) else c
     if len(subs) and subs[0] == 0:
         prev_cls[0] = st.last_cls
     next_cls = cls[np.minimum(subs + 1, n - 1)]
     if len(subs) and subs[-1] == n - 1:
         next_cls[-1] = TITLE  # the block's last line: checked with the next block
-    errors.append((rw_m & (next_cls != TITLE), None, "a histogram title after 'read | write'"))
-    errors.append((title_m & (prev_cls != RW), None, "'read | write' before a histogram title"))
-    hdr = ((c == START) | (c == ELAPSED)) & active
+    errors.append((d.rw_m & (next_cls != TITLE), None, "a histogram title after 'read | write'"))
+    errors.append((d.title_m & (prev_cls != RW), None, "'read | write' before a histogram title"))
     hdr_first = (prev_cls == SNAP) | (prev_cls == START) | (prev_cls == ELAPSED)
-    errors.append((hdr & ~hdr_first, None, "start/elapsed_time after snapshot_time"))
+    errors.append((d.hdr & ~hdr_first, None, "start/elapsed_time after snapshot_time"))
     errors.append(
-        ((c == OTHER) & in_brw, None, "a brw_stats line (snapshot_time, title or bin row)")
+        ((c == OTHER) & p.in_brw, None, "a brw_stats line (snapshot_time, title or bin row)")
     )
-    ls = _ffill(title_m | snap_m)  # last title or snapshot_time (index into subs)
-    ti = np.flatnonzero(title_m)
-    sec_at = np.full(len(subs), -1, np.int64)  # section code of each title line
-    if ti.size:
-        sec_at[ti] = st.codes(sub["title"].gather(ti))
-    # the histogram each line is in: -1 after a snapshot_time line, until a title
-    section = _inherit(sec_at, ls, st.section)
-    # bin rows: the state of the last non-bin line before each
-    prev = bins - np.arange(len(bins)) - 1
-    bin_m = _inherit(in_brw, prev, st.in_brw)
-    snap_b = _inherit(snap_id, prev, st.snap)
-    sec_b = _inherit(section, prev, st.section)
+
+
+def _bin_rows(st: _State, bins: np.ndarray, p: _Params, d: _Dumps, errors: _Errors) -> _BinRows:
+    """Give each bin row the state of the last non-bin line before it; check it has a histogram."""
+    prev = bins - np.arange(len(bins)) - 1  # index into subs; -1: none in the block
+    bin_m = _inherit(p.in_brw, prev, st.in_brw)
+    snap_b = _inherit(d.snap_id, prev, st.snap)
+    sec_b = _inherit(d.section, prev, st.section)
     errors.append(
         (
-            (rw_m | title_m | hdr) & (snap_id < 0),
+            (d.rw_m | d.title_m | d.hdr) & (d.snap_id < 0),
             bin_m & (snap_b < 0),
             "snapshot_time before a histogram",
         )
     )
     errors.append((None, bin_m & (sec_b < 0), "a histogram title before its bin rows"))
-    if st.pending_rw is not None and cls[0] != TITLE:
+    return _BinRows(bin_m, snap_b, sec_b)
+
+
+def _check_pending_rw(st: _State, sc: _Scan, name: str, strict: bool, skips: SkipLog) -> None:
+    """The previous block's last line, 'read | write', needs a title as this block's first."""
+    if st.pending_rw is not None and sc.cls[0] != TITLE:
         if strict:
             raise InputError(name, st.pending_rw, "a histogram title", sc.line(0), kind=KIND)
         skips.add(st.pending_rw, "'read | write' without title")
+
+
+def _raise_or_skip(
+    errors: _Errors, sc: _Scan, first_line: int, name: str, strict: bool, skips: SkipLog
+) -> tuple[np.ndarray, np.ndarray]:
+    """Raise the first bad line (strict) or skip every bad line; (bad non-bin lines, bad bins)."""
+    n, subs, bins = len(sc.cls), sc.subs, sc.bins
     bad_j = np.zeros(len(subs), bool)
     bad_b = np.zeros(len(bins), bool)
     for on_j, on_b, _ in errors:
@@ -460,11 +510,17 @@ def _process_block(
             raise InputError(name, first_line + i, expected, sc.line(i), kind=KIND)
         for i in bad.tolist():
             skips.add(first_line + i, next(e for m, e in full if m[i]))
-    # dumps: time, target, line
-    lbp = _ffill(brwp)
-    si = np.flatnonzero(snap_m)
+    return bad_j, bad_b
+
+
+def _keep_dumps(
+    st: _State, sc: _Scan, c: np.ndarray, first_line: int, p: _Params, d: _Dumps, bad_j: np.ndarray
+) -> None:
+    """Keep each dump's time, target and line, its start/elapsed_time and its sections in ``st``."""
+    subs, sub = sc.subs, sc.sub
+    si = np.flatnonzero(d.snap_m)
     if si.size:
-        tg_idx = lbp[si]
+        tg_idx = p.last_brwp[si]
         carry_tg = st.target if st.target is not None else st.default_target
         names = sub["pname"].gather(np.maximum(tg_idx, 0)).to_list()
         tg = [
@@ -474,41 +530,75 @@ def _process_block(
         st.snaps.append(
             pl.DataFrame(
                 {
-                    "snap": snap_id[si].astype(np.int64),
+                    "snap": d.snap_id[si].astype(np.int64),
                     "target": pl.Series(tg, dtype=pl.String),
                     "t": sub["num"].gather(si),
                     "line": (subs[si] + first_line).astype(np.int64),
                 }
             )
         )
-    hi = np.flatnonzero(hdr & ~bad_j)
+    hi = np.flatnonzero(d.hdr & ~bad_j)
     if hi.size:
         st.extra.append(
             pl.DataFrame(
                 {
-                    "snap": snap_id[hi].astype(np.int64),
+                    "snap": d.snap_id[hi].astype(np.int64),
                     "what": np.where(c[hi] == START, "start", "elapsed"),
                     "v": sub["num"].gather(hi),
                 }
             )
         )
+    ti = np.flatnonzero(d.title_m)
     if ti.size:
-        st.sec_pairs.append((snap_id[ti].astype(np.int64), sec_at[ti]))
-    keep = bin_m & ~bad_b
+        st.sec_pairs.append((d.snap_id[ti].astype(np.int64), d.sec_at[ti]))
+
+
+def _keep_bins(st: _State, sc: _Scan, b: _BinRows, bad_b: np.ndarray) -> None:
+    """Keep the good bin rows of brw_stats dumps (dump, section, size, read, write) in ``st``."""
+    keep = b.in_brw & ~bad_b
     if keep.any():
-        cols = (snap_b.astype(np.int64, copy=False), sec_b, sc.size, sc.read, sc.write)
+        cols = (b.snap.astype(np.int64, copy=False), b.section, sc.size, sc.read, sc.write)
         st.bins.append(cols if keep.all() else tuple(x[keep] for x in cols))
-    # carry (bin rows carry nothing: the state is that of the last non-bin line)
+
+
+def _carry(st: _State, sc: _Scan, first_line: int, p: _Params, d: _Dumps) -> None:
+    """Keep the state at the block's end in ``st`` (that of its last non-bin line)."""
+    n, subs = len(sc.cls), sc.subs
     if len(subs):
-        st.snap = int(snap_id[-1])
-        st.in_brw = bool(in_brw[-1])
-        st.seen_brwparam = bool(seen_brwp[-1])
-        st.seen_snap = bool(seen_snap[-1])
-        st.section = int(section[-1])
-        if lbp[-1] >= 0:
-            st.target = _target_of(sub["pname"][int(lbp[-1])])
-    st.last_cls = int(cls[-1])
-    st.pending_rw = first_line + n - 1 if len(subs) and subs[-1] == n - 1 and rw_m[-1] else None
+        st.snap = int(d.snap_id[-1])
+        st.in_brw = bool(p.in_brw[-1])
+        st.seen_brwparam = bool(p.seen_brwp[-1])
+        st.seen_snap = bool(p.seen_snap[-1])
+        st.section = int(d.section[-1])
+        if p.last_brwp[-1] >= 0:
+            st.target = _target_of(sc.sub["pname"][int(p.last_brwp[-1])])
+    st.last_cls = int(sc.cls[-1])
+    st.pending_rw = first_line + n - 1 if len(subs) and subs[-1] == n - 1 and d.rw_m[-1] else None
+
+
+def _process_block(
+    st: _State, first_line: int, raw: bytes, name: str, strict: bool, skips: SkipLog
+) -> None:
+    """Classify and check one block of lines; keep its dumps, titles and bin rows in ``st``.
+
+    The state machine (which dump, which histogram, inside a ``.brw_stats=``
+    parameter or not) only moves on non-bin lines, so it runs over those; each
+    bin row inherits the state of the last non-bin line before it.
+    """
+    if not raw:
+        return
+    sc = _Scan(raw)
+    c = sc.cls[sc.subs]  # class of each non-bin line
+    errors: _Errors = []  # every check, in order: a line's first failure names it
+    p = _params(st, c, sc.sub, errors)
+    d = _dumps(st, c, sc.sub, p)
+    _check_line_order(st, sc, c, p, d, errors)
+    b = _bin_rows(st, sc.bins, p, d, errors)
+    _check_pending_rw(st, sc, name, strict, skips)
+    bad_j, bad_b = _raise_or_skip(errors, sc, first_line, name, strict, skips)
+    _keep_dumps(st, sc, c, first_line, p, d, bad_j)
+    _keep_bins(st, sc, b, bad_b)
+    _carry(st, sc, first_line, p, d)
 
 
 class BrwStatsLoader:
