@@ -55,6 +55,7 @@ import json
 import math
 import os
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -172,6 +173,111 @@ def _truthy(value) -> bool | None:
     return str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
+def _fio_side_amounts(
+    side: dict, where: str, name: str, jline: int
+) -> tuple[float, float, float] | None:
+    """(I/Os, bytes, runtime [ms]) of one side of a fio job, checked; None if it did no I/O."""
+    ios = _num(side.get("total_ios"), name, jline, f"{where}.total_ios")
+    if ios == 0:
+        return None
+    nbytes = _num(side.get("io_bytes"), name, jline, f"{where}.io_bytes")
+    ms = _num(side.get("runtime"), name, jline, f"{where}.runtime (ms)")
+    if ms <= 0 or nbytes <= 0:
+        raise InputError(
+            name,
+            jline,
+            f"{where}.runtime and .io_bytes > 0 when total_ios > 0",
+            f"runtime={ms:g} ms, io_bytes={nbytes:g}",
+            kind=_FIO_KIND,
+        )
+    return ios, nbytes, ms
+
+
+def _fio_job_rows(
+    job: Any, i: int, jline: int, glob: dict, version: str, name: str, label: str
+) -> list[dict[str, Any]]:
+    """Calibration rows of ``jobs[i]``: one per read or write side that did I/O."""
+    if not isinstance(job, dict):
+        raise InputError(name, jline, f"jobs[{i}] as an object", type(job).__name__, kind=_FIO_KIND)
+    err = job.get("error", 0)
+    if err:
+        raise InputError(
+            name,
+            jline,
+            f"jobs[{i}] ({job.get('jobname')!r}) without error",
+            f"error={err}",
+            kind=_FIO_KIND,
+        )
+    opts = {**glob, **(job.get("job options") or {})}
+    rw = str(opts.get("rw", opts.get("readwrite", "")))
+    rows = []
+    for op in ("read", "write"):
+        side = job.get(op)
+        if side is None:
+            continue
+        if not isinstance(side, dict):
+            raise InputError(name, jline, f"jobs[{i}].{op} as an object", side, kind=_FIO_KIND)
+        amounts = _fio_side_amounts(side, f"jobs[{i}].{op}", name, jline)
+        if amounts is None:
+            continue
+        ios, nbytes, ms = amounts
+        rows.append(
+            {
+                "op": op,
+                "size_bytes": nbytes / ios,
+                "ios": ios,
+                "seconds": ms / 1000.0,
+                "bytes": nbytes,
+                "tool": "fio",
+                "tool_version": version,
+                "job": str(job.get("jobname", f"job{i}")),
+                "group": int(job.get("groupid", i)),
+                "iteration": 0,
+                "direct": _truthy(opts.get("direct", "0")),
+                "random": rw.startswith("rand") if rw else None,
+                "source": label,
+                "line": jline,
+            }
+        )
+    return rows
+
+
+def _fio_document_rows(
+    doc: Any, line0: int, start: int, text: str, name: str, label: str
+) -> list[dict[str, Any]]:
+    """Calibration rows of one fio JSON document (at line ``line0``, offset ``start``)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
+        got = sorted(doc)[:6] if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(name, line0, "a fio JSON object with a 'jobs' list", got, kind=_FIO_KIND)
+    version = str(doc.get("fio version", "fio"))
+    glob = doc.get("global options") or {}
+    # line of each job: the i-th '"jobname"' key after the document start
+    job_lines = [
+        text.count("\n", 0, m.start()) + 1
+        for m in re.compile(r'"jobname"\s*:').finditer(text, start)
+    ]
+    rows = []
+    for i, job in enumerate(doc["jobs"]):
+        jline = job_lines[i] if i < len(job_lines) else line0
+        rows += _fio_job_rows(job, i, jline, glob, version, name, label)
+    return rows
+
+
+def _combine_fio_groups(df: pd.DataFrame, docs: list[int]) -> pd.DataFrame:
+    """Merge the rows of one run's group with the same op and size: sums, longest seconds."""
+    df["_doc"] = docs
+    keys = ["_doc", "group", "op", "size_bytes"]
+    g = df.groupby(keys, sort=False, dropna=False)
+    if g.ngroups < len(df):
+        first = g.first()
+        first["ios"] = g["ios"].sum()
+        first["bytes"] = g["bytes"].sum()
+        first["seconds"] = g["seconds"].max()
+        first["job"] = g["job"].agg(lambda s: "+".join(s))
+        df = first.reset_index()
+    return df[list(CALIBRATION_COLUMNS)]
+
+
 def read_fio_json(src: Source, *, combine_groups: bool = True) -> pd.DataFrame:
     """A calibration table from fio JSON output.
 
@@ -210,89 +316,12 @@ def read_fio_json(src: Source, *, combine_groups: bool = True) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     docs: list[int] = []  # the document of each row: groups combine within one run only
     for k, (doc, line0, start) in enumerate(_fio_documents(text, name)):
-        if not isinstance(doc, dict) or not isinstance(doc.get("jobs"), list):
-            got = sorted(doc)[:6] if isinstance(doc, dict) else type(doc).__name__
-            raise InputError(
-                name, line0, "a fio JSON object with a 'jobs' list", got, kind=_FIO_KIND
-            )
-        version = str(doc.get("fio version", "fio"))
-        glob = doc.get("global options") or {}
-        # line of each job: the i-th '"jobname"' key after the document start
-        job_lines = [
-            text.count("\n", 0, m.start()) + 1
-            for m in re.compile(r'"jobname"\s*:').finditer(text, start)
-        ]
-        for i, job in enumerate(doc["jobs"]):
-            jline = job_lines[i] if i < len(job_lines) else line0
-            if not isinstance(job, dict):
-                raise InputError(
-                    name, jline, f"jobs[{i}] as an object", type(job).__name__, kind=_FIO_KIND
-                )
-            err = job.get("error", 0)
-            if err:
-                raise InputError(
-                    name,
-                    jline,
-                    f"jobs[{i}] ({job.get('jobname')!r}) without error",
-                    f"error={err}",
-                    kind=_FIO_KIND,
-                )
-            opts = {**glob, **(job.get("job options") or {})}
-            rw = str(opts.get("rw", opts.get("readwrite", "")))
-            for op in ("read", "write"):
-                side = job.get(op)
-                if side is None:
-                    continue
-                if not isinstance(side, dict):
-                    raise InputError(
-                        name, jline, f"jobs[{i}].{op} as an object", side, kind=_FIO_KIND
-                    )
-                where = f"jobs[{i}].{op}"
-                ios = _num(side.get("total_ios"), name, jline, f"{where}.total_ios")
-                if ios == 0:
-                    continue
-                nbytes = _num(side.get("io_bytes"), name, jline, f"{where}.io_bytes")
-                ms = _num(side.get("runtime"), name, jline, f"{where}.runtime (ms)")
-                if ms <= 0 or nbytes <= 0:
-                    raise InputError(
-                        name,
-                        jline,
-                        f"{where}.runtime and .io_bytes > 0 when total_ios > 0",
-                        f"runtime={ms:g} ms, io_bytes={nbytes:g}",
-                        kind=_FIO_KIND,
-                    )
-                rows.append(
-                    {
-                        "op": op,
-                        "size_bytes": nbytes / ios,
-                        "ios": ios,
-                        "seconds": ms / 1000.0,
-                        "bytes": nbytes,
-                        "tool": "fio",
-                        "tool_version": version,
-                        "job": str(job.get("jobname", f"job{i}")),
-                        "group": int(job.get("groupid", i)),
-                        "iteration": 0,
-                        "direct": _truthy(opts.get("direct", "0")),
-                        "random": rw.startswith("rand") if rw else None,
-                        "source": label,
-                        "line": jline,
-                    }
-                )
-                docs.append(k)
+        got = _fio_document_rows(doc, line0, start, text, name, label)
+        rows += got
+        docs += [k] * len(got)
     df = _frame(rows)
     if combine_groups and len(df):
-        df["_doc"] = docs
-        keys = ["_doc", "group", "op", "size_bytes"]
-        g = df.groupby(keys, sort=False, dropna=False)
-        if g.ngroups < len(df):
-            first = g.first()
-            first["ios"] = g["ios"].sum()
-            first["bytes"] = g["bytes"].sum()
-            first["seconds"] = g["seconds"].max()
-            first["job"] = g["job"].agg(lambda s: "+".join(s))
-            df = first.reset_index()
-        df = df[list(CALIBRATION_COLUMNS)]
+        df = _combine_fio_groups(df, docs)
     return df.reset_index(drop=True)
 
 
@@ -341,6 +370,188 @@ def _ior_direct(command: str | None, options: dict[str, str]) -> bool | None:
     return any(t == "-B" or t.startswith("--posix.odirect") or "useO_DIRECT=1" in t for t in toks)
 
 
+@dataclass
+class _IorContext:
+    """What IOR's lines so far say about the rows that follow: run, options, Results header."""
+
+    version: str | None = None  # "IOR-<version>" of the run
+    command: str | None = None  # its "Command line"
+    options: dict[str, str] = field(default_factory=dict)  # Options block, keys lower case
+    header: list[str] | None = None  # columns of the Results table in force
+    header_line: int = 0
+    in_options: bool = False  # inside an Options (or Summary) block
+    test_id: int = 0
+
+
+def _ior_context_line(ctx: _IorContext, line: str, stripped: str) -> bool:
+    """Follow a run banner, Command line, TestID or Options block line; False: none of those."""
+    m = _RE_IOR.match(line)
+    if m:
+        ctx.version, ctx.command, ctx.options, ctx.header, ctx.in_options = (
+            "IOR-" + m.group(1),
+            None,
+            {},
+            None,
+            False,
+        )
+        ctx.test_id = 0
+        return True
+    if stripped.startswith("Command line"):
+        mm = _RE_OPT.match(line)
+        ctx.command = mm.group(2) if mm else None
+        return True
+    if stripped.startswith("TestID"):
+        mm = _RE_OPT.match(line)
+        try:
+            ctx.test_id = int(mm.group(2)) if mm else ctx.test_id
+        except ValueError:
+            pass
+        return True
+    if stripped in ("Options:", "Summary:"):
+        ctx.in_options, ctx.options, ctx.header = True, {}, None
+        return True
+    if ctx.in_options:
+        if not stripped:
+            if ctx.options:
+                ctx.in_options = False
+            return True
+        mm = _RE_OPT.match(line)
+        if mm:
+            ctx.options[mm.group(1).strip().lower()] = mm.group(2)
+            return True
+        ctx.in_options = False
+    return False
+
+
+def _ior_results_header(ctx: _IorContext, line: str, stripped: str, lineno: int, name: str) -> bool:
+    """Take a Results header line (``access ... bw(MiB/s) ...``), checking its columns."""
+    if not (stripped.startswith("access") and "bw(MiB/s)" in stripped):
+        return False
+    toks = stripped.split()
+    missing = [c for c in _NEEDED if c not in toks]
+    if missing:
+        raise InputError(
+            name,
+            lineno,
+            "a Results header with columns " + ", ".join(_NEEDED),
+            line,
+            kind=_IOR_KIND,
+        )
+    ctx.header, ctx.header_line = toks, lineno
+    return True
+
+
+def _ior_result_tokens(ctx: _IorContext, stripped: str) -> list[str] | None:
+    """Fields of a write or read row of the Results table in force; None: not one.
+
+    The table ends at its summary lines (``Max Write``, ``Finished``...).
+    """
+    if ctx.header is None:
+        return None
+    if stripped.startswith(("Max Write", "Max Read", "Summary of all tests", "Finished")):
+        ctx.header = None
+        return None
+    toks = stripped.split()
+    if not toks or toks[0] not in ("write", "read"):
+        return None  # dashes, 'remove' rows, progress notes, blank lines
+    return toks
+
+
+def _ior_numbers(
+    header: list[str], header_line: int, toks: list[str], line: str, lineno: int, name: str
+) -> dict[str, float]:
+    """The numeric columns of a result row (bw, block, xfer, total, iter), checked."""
+    if len(toks) != len(header):
+        raise InputError(
+            name,
+            lineno,
+            f"{len(header)} fields as in the Results header at line {header_line}",
+            line,
+            kind=_IOR_KIND,
+        )
+    vals: dict[str, float] = {}
+    for col in ("bw(MiB/s)", "block(KiB)", "xfer(KiB)", "total(s)", "iter"):
+        if col not in header:
+            continue
+        tok = toks[header.index(col)]
+        try:
+            vals[col] = float(tok)
+        except ValueError as exc:
+            raise InputError(
+                name, lineno, f"a number in column {col!r}", tok, kind=_IOR_KIND
+            ) from exc
+    return vals
+
+
+def _ior_bytes(
+    options: dict[str, str],
+    block: float,
+    bw: float,
+    total: float,
+    line: str,
+    lineno: int,
+    name: str,
+) -> float:
+    """Bytes moved: block x segments x tasks, unless bw x total is more than 5% off (or only it)."""
+    try:
+        segments = int(options.get("segments", options.get("segment count", "")))
+        tasks = int(options.get("tasks", options.get("clients", "")).split()[0])
+        expected = block * segments * tasks
+    except (ValueError, IndexError):
+        expected = None
+    from_bw = bw * total if bw > 0 and total > 0 else None
+    if expected is not None and (from_bw is None or abs(from_bw / expected - 1) <= 0.05):
+        return expected
+    if from_bw is not None:
+        return from_bw
+    raise InputError(
+        name,
+        lineno,
+        "segments and tasks in the Options block, or bw(MiB/s) and total(s)",
+        line,
+        kind=_IOR_KIND,
+    )
+
+
+def _ior_row(
+    ctx: _IorContext, toks: list[str], line: str, lineno: int, name: str, label: str
+) -> dict[str, Any]:
+    """The calibration row of one write or read result row."""
+    vals = _ior_numbers(ctx.header, ctx.header_line, toks, line, lineno, name)
+    options = ctx.options
+    xfer = _ior_size(options.get("xfersize", "")) or vals["xfer(KiB)"] * _KIB
+    block = vals["block(KiB)"] * _KIB
+    bw = vals["bw(MiB/s)"] * _MIB
+    total = vals["total(s)"]
+    if xfer <= 0 or block <= 0 or not (bw > 0 or total > 0):
+        raise InputError(
+            name,
+            lineno,
+            "positive xfer(KiB), block(KiB) and bw(MiB/s) or total(s)",
+            line,
+            kind=_IOR_KIND,
+        )
+    nbytes = _ior_bytes(options, block, bw, total, line, lineno, name)
+    seconds = nbytes / bw if bw > 0 else total
+    ordering = options.get("ordering in a file", "").strip().lower()
+    return {
+        "op": toks[0],
+        "size_bytes": xfer,
+        "ios": nbytes / xfer,
+        "seconds": seconds,
+        "bytes": nbytes,
+        "tool": "ior",
+        "tool_version": ctx.version or "IOR",
+        "job": f"test {ctx.test_id}",
+        "group": ctx.test_id,
+        "iteration": int(vals.get("iter", 0)),
+        "direct": _ior_direct(ctx.command, options),
+        "random": (ordering == "random") if ordering else None,
+        "source": label,
+        "line": lineno,
+    }
+
+
 def read_ior(src: Source) -> pd.DataFrame:
     """A calibration table from IOR text output (IOR 3.x and 4.x).
 
@@ -378,141 +589,17 @@ def read_ior(src: Source) -> pd.DataFrame:
     if not text.strip():
         raise InputError(name, None, "IOR text output", "empty input", kind=_IOR_KIND)
     rows: list[dict[str, Any]] = []
-    version = command = None
-    options: dict[str, str] = {}
-    header: list[str] | None = None
-    header_line = 0
-    in_options = False
-    test_id = 0
+    ctx = _IorContext()
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.rstrip()
-        m = _RE_IOR.match(line)
-        if m:
-            version, command, options, header, in_options = (
-                "IOR-" + m.group(1),
-                None,
-                {},
-                None,
-                False,
-            )
-            test_id = 0
-            continue
         stripped = line.strip()
-        if stripped.startswith("Command line"):
-            mm = _RE_OPT.match(line)
-            command = mm.group(2) if mm else None
+        if _ior_context_line(ctx, line, stripped):
             continue
-        if stripped.startswith("TestID"):
-            mm = _RE_OPT.match(line)
-            try:
-                test_id = int(mm.group(2)) if mm else test_id
-            except ValueError:
-                pass
+        if _ior_results_header(ctx, line, stripped, lineno, name):
             continue
-        if stripped in ("Options:", "Summary:"):
-            in_options, options, header = True, {}, None
-            continue
-        if in_options:
-            if not stripped:
-                if options:
-                    in_options = False
-                continue
-            mm = _RE_OPT.match(line)
-            if mm:
-                options[mm.group(1).strip().lower()] = mm.group(2)
-                continue
-            in_options = False
-        if stripped.startswith("access") and "bw(MiB/s)" in stripped:
-            toks = stripped.split()
-            missing = [c for c in _NEEDED if c not in toks]
-            if missing:
-                raise InputError(
-                    name,
-                    lineno,
-                    "a Results header with columns " + ", ".join(_NEEDED),
-                    line,
-                    kind=_IOR_KIND,
-                )
-            header, header_line = toks, lineno
-            continue
-        if header is None:
-            continue
-        if stripped.startswith(("Max Write", "Max Read", "Summary of all tests", "Finished")):
-            header = None
-            continue
-        toks = stripped.split()
-        if not toks or toks[0] not in ("write", "read"):
-            continue  # dashes, 'remove' rows, progress notes, blank lines
-        if len(toks) != len(header):
-            raise InputError(
-                name,
-                lineno,
-                f"{len(header)} fields as in the Results header at line {header_line}",
-                line,
-                kind=_IOR_KIND,
-            )
-        vals: dict[str, float] = {}
-        for col in ("bw(MiB/s)", "block(KiB)", "xfer(KiB)", "total(s)", "iter"):
-            if col not in header:
-                continue
-            tok = toks[header.index(col)]
-            try:
-                vals[col] = float(tok)
-            except ValueError as exc:
-                raise InputError(
-                    name, lineno, f"a number in column {col!r}", tok, kind=_IOR_KIND
-                ) from exc
-        xfer = _ior_size(options.get("xfersize", "")) or vals["xfer(KiB)"] * _KIB
-        block = vals["block(KiB)"] * _KIB
-        bw = vals["bw(MiB/s)"] * _MIB
-        total = vals["total(s)"]
-        if xfer <= 0 or block <= 0 or not (bw > 0 or total > 0):
-            raise InputError(
-                name,
-                lineno,
-                "positive xfer(KiB), block(KiB) and bw(MiB/s) or total(s)",
-                line,
-                kind=_IOR_KIND,
-            )
-        try:
-            segments = int(options.get("segments", options.get("segment count", "")))
-            tasks = int(options.get("tasks", options.get("clients", "")).split()[0])
-            expected = block * segments * tasks
-        except (ValueError, IndexError):
-            expected = None
-        from_bw = bw * total if bw > 0 and total > 0 else None
-        if expected is not None and (from_bw is None or abs(from_bw / expected - 1) <= 0.05):
-            nbytes = expected
-        elif from_bw is not None:
-            nbytes = from_bw
-        else:
-            raise InputError(
-                name,
-                lineno,
-                "segments and tasks in the Options block, or bw(MiB/s) and total(s)",
-                line,
-                kind=_IOR_KIND,
-            )
-        seconds = nbytes / bw if bw > 0 else total
-        ordering = options.get("ordering in a file", "").strip().lower()
-        rows.append(
-            {
-                "op": toks[0],
-                "size_bytes": xfer,
-                "ios": nbytes / xfer,
-                "seconds": seconds,
-                "bytes": nbytes,
-                "tool": "ior",
-                "tool_version": version or "IOR",
-                "job": f"test {test_id}",
-                "group": test_id,
-                "iteration": int(vals.get("iter", 0)),
-                "direct": _ior_direct(command, options),
-                "random": (ordering == "random") if ordering else None,
-                "source": label,
-                "line": lineno,
-            }
-        )
+        toks = _ior_result_tokens(ctx, stripped)
+        if toks is not None:
+            rows.append(_ior_row(ctx, toks, line, lineno, name, label))
     if not rows:
         raise InputError(
             name,
