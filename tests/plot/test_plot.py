@@ -55,7 +55,7 @@ def test_class_charts_render(store):
     from iochar.plot import class_breakdown_chart, class_rate_chart
 
     vlc = pytest.importorskip("vl_convert")
-    store.load(Path(__file__).resolve().parents[1] / "data" / "strace" / "ckpt_tt.strace")
+    store.load(Path(__file__).resolve().parents[2] / "data" / "strace" / "ckpt_tt.strace")
     cr = class_rate(store, job_id=0, bin_s=1.0)
     bd = class_breakdown_chart(class_breakdown(classify(store)))
     for chart in (class_rate_chart(cr), bd):
@@ -73,7 +73,7 @@ def test_snapshot_cdf_charts_render(store):
     from iochar.plot import age_cdf_chart, size_cdf_chart
 
     vlc = pytest.importorskip("vl_convert")
-    store.load(Path(__file__).resolve().parents[1] / "data" / "snapshot" / "tornado-after.find")
+    store.load(Path(__file__).resolve().parents[2] / "data" / "snapshot" / "tornado-after.find")
     sizes = S.size_cdf(store, 0)
     chart = size_cdf_chart(sizes)
     spec = chart.to_dict()
@@ -396,7 +396,7 @@ def test_fsu_histogram_and_size_histogram_charts(fsu_results):
     from iochar.analyze.fsu import compare_bandwidth, fit_cost_model
     from iochar.load.bench import read_fio_json
 
-    fio = Path(__file__).resolve().parents[1] / "data" / "fio" / "iochar-calibrate-vda-ext4.json"
+    fio = Path(__file__).resolve().parents[2] / "data" / "fio" / "iochar-calibrate-vda-ext4.json"
     bench = read_fio_json(fio)
     spec = cost_model_chart(compare_bandwidth(fit_cost_model(bench), bench)).to_dict()
     assert spec["layer"][0]["encoding"]["x"]["scale"] == {"type": "log", "base": 2}
@@ -409,7 +409,7 @@ def test_overview_charts_render_from_real_inputs(store):
     from iochar import plot
     from iochar.analyze import characterize, inventory
 
-    data = Path(__file__).resolve().parents[1] / "data"
+    data = Path(__file__).resolve().parents[2] / "data"
     for rel in (
         "lmt/lmtdb-reset-ost.csv",
         "strace/ckpt_tt.strace",
@@ -492,7 +492,7 @@ def test_fsu_chart_real_brw_stats_lone_interval_and_reset(store):
     from iochar.analyze.fsu import fsu_series, table_i_model
     from iochar.plot import fsu_chart
 
-    data = Path(__file__).resolve().parents[1] / "data" / "brw_stats"
+    data = Path(__file__).resolve().parents[2] / "data" / "brw_stats"
     store.load(data / "zfs-lustrefs-OST0000-series.txt")
     s = fsu_series(store, table_i_model())
     assert s["fsu_pct"].notna().sum() == 1 and (s["reason"] != "").sum() == 1
