@@ -857,7 +857,7 @@ def test_dxt_decoded_from_any_piece_boundaries(monkeypatch, dxt_logs, rows):
     whole = {log: _concat(_parse(log)) for log in logs}
     for keep, piece in ((0, 37), (1 << 25, 101), (0, 1 << 16)):
         monkeypatch.setattr(mod, "_DXT_KEEP", keep)
-        monkeypatch.setattr(mod, "_INFLATE_MAX", piece)
+        monkeypatch.setattr(mod._header, "_INFLATE_MAX", piece)
         for log in logs:
             chunks = _parse(log, chunk_rows=rows)
             for c in chunks:
@@ -868,7 +868,7 @@ def test_dxt_decoded_from_any_piece_boundaries(monkeypatch, dxt_logs, rows):
 
 
 def test_dxt_is_not_read_by_libdarshan_util(monkeypatch):
-    import iochar.load.darshan as mod
+    import iochar.load.darshan._records as mod
 
     seen = []
     real = mod._get_records_streaming
@@ -993,7 +993,7 @@ def test_large_dxt_region_streams_in_bounded_memory(monkeypatch, tmp_path):
     segs["f3"] = segs["f2"] + 5e-4
     log = _write_log(tmp_path / "big.darshan", [("DXT_POSIX", bytes(head) + segs.tobytes(), 1)])
     monkeypatch.setattr(mod, "_DXT_KEEP", 1 << 20)
-    monkeypatch.setattr(mod, "_INFLATE_MAX", 1 << 18)
+    monkeypatch.setattr(mod._header, "_INFLATE_MAX", 1 << 18)
     rows = 0
     tracemalloc.start()
     try:
