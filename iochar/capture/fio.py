@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from iochar.errors import InputError, IocharError, ParameterError
-from iochar.load.bench import _fio_documents, read_fio_json
+from iochar.load.bench import fio_documents, read_fio_json
 
 __all__ = [
     "CalibrationRun",
@@ -483,7 +483,7 @@ def _run_fio_once(exe, data, sizes, direct, runtime_s, file_bytes, ioengine):
             with open(out, encoding="utf-8") as fh:
                 text = fh.read()
             try:
-                raw = _fio_documents(text, out)[0][0]
+                raw = fio_documents(text, out)[0][0]
             except InputError:
                 raw = None
         failed = proc.returncode != 0 or raw is None

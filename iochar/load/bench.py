@@ -67,6 +67,7 @@ from iochar.load._text import Source, open_binary, source_name
 
 __all__ = [
     "CALIBRATION_COLUMNS",
+    "fio_documents",
     "read_calibration",
     "read_fio_json",
     "read_ior",
@@ -123,10 +124,25 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 _FIO_KIND = "fio-json"
 
 
-def _fio_documents(text: str, name: str) -> list[tuple[dict, int, int]]:
-    """Every JSON object in ``text`` (fio may print notes before or between them).
+def fio_documents(text: str, name: str) -> list[tuple[dict, int, int]]:
+    """Every JSON object in fio's output (fio may print notes before or between them).
 
-    Returns ``(document, first line, character offset)`` triples.
+    Parameters
+    ----------
+    text : str
+        fio's ``--output-format=json`` output.
+    name : str
+        The file it came from, for error messages.
+
+    Returns
+    -------
+    list of (dict, int, int)
+        ``(document, first line, character offset)`` per JSON object, in order.
+
+    Raises
+    ------
+    InputError
+        A JSON object does not parse, or there is none.
     """
     dec = json.JSONDecoder()
     docs = []
@@ -315,7 +331,7 @@ def read_fio_json(src: Source, *, combine_groups: bool = True) -> pd.DataFrame:
     label = os.path.basename(name)
     rows: list[dict[str, Any]] = []
     docs: list[int] = []  # the document of each row: groups combine within one run only
-    for k, (doc, line0, start) in enumerate(_fio_documents(text, name)):
+    for k, (doc, line0, start) in enumerate(fio_documents(text, name)):
         got = _fio_document_rows(doc, line0, start, text, name, label)
         rows += got
         docs += [k] * len(got)
