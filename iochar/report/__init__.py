@@ -40,6 +40,7 @@ from typing import Any
 from iochar import __version__
 from iochar.errors import IocharError, MissingDependencyError, ParameterError, ReportError
 from iochar.report.notebook import REPORT_ENV
+from iochar.report.tables import MISSING, cell_text
 
 __all__ = [
     "ReportResult",
@@ -480,6 +481,10 @@ table.dataframe thead th{background:#f3f3f3}
 font-size:.85em}
 .output_stderr pre{background:#fff5e6}
 img{max-width:100%;height:auto}
+main{min-width:0}
+.jp-OutputArea-output,.output_html{overflow-x:auto;max-width:100%}
+table.dataframe td.num{font-variant-numeric:tabular-nums}
+.iochar-note{color:#555;font-size:.8em;margin:.2em 0 1em}
 .anchor-link{display:none}
 a{color:#1f5f99}
 """
@@ -526,9 +531,17 @@ def to_html(
     exporter.exclude_output_prompt = True
     body, _ = exporter.from_notebook_node(nb)
     body = re.sub(r"<div class=\"prompt[^\"]*\">\s*</div>", "", body)
+    body = _one_h1(body, title)
     rows = "".join(
-        f"<tr><td>{html.escape(k)}</td><td>{html.escape(repr(v))}</td></tr>"
+        f"<tr><td>{html.escape(k)}</td><td>{html.escape(_param_text(v))}</td></tr>"
         for k, v in (params or {}).items()
+    )
+    unset = any(_param_text(v) == MISSING for v in (params or {}).values())
+    unset_note = (
+        f'<div class="meta">{MISSING} not set: the notebook chooses (see each parameter\'s '
+        "comment in the notebook).</div>"
+        if unset
+        else ""
     )
     banner = (
         f'<div class="error"><strong>This report stopped:</strong> {html.escape(error)}</div>'
@@ -543,8 +556,38 @@ def to_html(
         f"<h1>{html.escape(title)}</h1>"
         f'<div class="meta">iochar {html.escape(__version__)}, {html.escape(when)}. '
         "Parameters:</div>"
-        f'<table class="params">{rows}</table></header>{banner}<main>{body}</main></body></html>\n'
+        f'<table class="params">{rows}</table>{unset_note}</header>{banner}'
+        f"<main>{body}</main></body></html>\n"
     )
+
+
+def _param_text(v: Any) -> str:
+    """A parameter's value as a reader reads it: no Python reprs, unset as a dash."""
+    if v is None or v == "":
+        return MISSING
+    if isinstance(v, str):
+        return v
+    if isinstance(v, list | tuple):
+        return ", ".join(_param_text(x) for x in v) or MISSING
+    return cell_text(v)
+
+
+_H1 = re.compile(r"<h1([^>]*)>(.*?)</h1>", re.S)
+
+
+def _one_h1(body: str, title: str) -> str:
+    """The page's one H1 is its header: drop the notebook's title H1, demote any other."""
+    dropped = False
+
+    def fix(m: re.Match) -> str:
+        nonlocal dropped
+        text = html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).replace("\u00b6", "").strip()
+        if not dropped and text == title.strip():
+            dropped = True
+            return ""
+        return f"<h2{m.group(1)}>{m.group(2)}</h2>"
+
+    return _H1.sub(fix, body)
 
 
 def write_index(

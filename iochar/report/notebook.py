@@ -80,12 +80,16 @@ def setup() -> None:
         alt.renderers.enable("svg")
     pd.set_option("display.max_rows", 40)
     pd.set_option("display.float_format", _float)
+    from iochar.report import tables
+
+    pd.set_option("styler.format.na_rep", tables.MISSING)
+    tables.install()  # DataFrames show without NaN/None/NaT and scroll when wide
 
 
 def _float(x: float) -> str:
     """Table cells: large numbers in full with separators, small ones to 4 figures."""
     if x != x:  # NaN
-        return "NaN"
+        return "—"
     if abs(x) >= 1e4:
         return f"{x:,.0f}"
     return f"{x:.4g}"

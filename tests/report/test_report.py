@@ -303,7 +303,9 @@ def test_to_html_banner_and_no_external_urls():
     assert report.external_urls(page) == []
     assert "This report stopped:</strong> job_id 3 is not in" in page
     assert "data:image/svg+xml;base64," in page
-    assert "<td>db</td><td>&#x27;a.duckdb&#x27;</td>" in page
+    # parameters read as values, not Python reprs (issue 16); the title H1 is the page's one
+    assert "<td>db</td><td>a.duckdb</td>" in page
+    assert page.count("<h1") == 1 and "<h2" in page  # the notebook's other H1 is demoted
 
 
 @pytest.mark.notebooks
@@ -313,7 +315,7 @@ def test_a_target_given_as_one_word_on_the_command_line(demo_run, tmp_path):
     proc = _cli("02", "--db", str(out / "iochar.duckdb"), "-p", "targets", "sda", "-o", str(html))
     assert proc.returncode == 0, proc.stderr
     page = html.read_text()
-    assert "<td>targets</td><td>[&#x27;sda&#x27;]</td>" in page
+    assert "<td>targets</td><td>sda</td>" in page  # a list of one, shown as its value
     assert "This report stopped" not in page
 
 

@@ -1,0 +1,181 @@
+"""Tables as a reader should see them: no NaN, None or NaT, numbers aligned, wide ones scroll.
+
+:func:`frame_html` is the one HTML rendering of a pandas table in notebooks and
+reports; :func:`install` makes it the DataFrame's HTML in the running IPython
+kernel (``nb.setup()`` calls it). The rule: a missing value (NaN, None, NaT,
+``<NA>``) shows as an em dash, with a footnote under the table saying so;
+infinities show as ``∞``; a default 0, 1, 2... index is left out; numbers are
+right-aligned with thousands separators, at most four significant figures
+below 10,000; every cell and header is HTML-escaped; a table wider than the
+page scrolls inside its own box.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["MISSING", "cell_text", "frame_html", "install"]
+
+#: What a missing value shows as.
+MISSING = "—"
+
+_FOOTNOTE = f"{MISSING} no value: not measured, not defined for this row, or not applicable."
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None or v is pd.NaT or v is pd.NA:
+        return True
+    if isinstance(v, float | np.floating):
+        return bool(np.isnan(v))
+    try:
+        return bool(pd.isna(v)) if np.ndim(v) == 0 else False
+    except (TypeError, ValueError):
+        return False
+
+
+def cell_text(v: Any) -> str:
+    """One table cell as text: missing values as an em dash, numbers readable.
+
+    Parameters
+    ----------
+    v : object
+        The value.
+
+    Returns
+    -------
+    str
+        Unescaped text.
+
+    Examples
+    --------
+    >>> [cell_text(x) for x in (None, float("nan"), 1234567.0, 0.012345, True, 7)]
+    ['—', '—', '1,234,567', '0.01235', 'yes', '7']
+    """
+    if _is_missing(v):
+        return MISSING
+    if isinstance(v, bool | np.bool_):
+        return "yes" if v else "no"
+    if isinstance(v, numbers.Integral):
+        return f"{int(v):,}" if abs(int(v)) >= 10_000 else str(int(v))
+    if isinstance(v, numbers.Real):
+        x = float(v)
+        if math.isinf(x):
+            return "∞" if x > 0 else "-∞"
+        if abs(x) >= 1e4:
+            return f"{x:,.0f}"
+        if x == int(x) and abs(x) < 1e4:
+            return str(int(x))
+        return f"{x:.4g}"
+    if isinstance(v, pd.Timestamp | dt.datetime):
+        ts = pd.Timestamp(v)
+        if ts.tzinfo is not None:
+            ts = ts.tz_convert("UTC").tz_localize(None)
+        fmt = "%Y-%m-%d %H:%M:%S" if ts.microsecond == 0 else "%Y-%m-%d %H:%M:%S.%f"
+        text = ts.strftime(fmt)
+        return text.rstrip("0") if "." in text else text
+    if isinstance(v, pd.Timedelta | dt.timedelta):
+        return f"{pd.Timedelta(v).total_seconds():g} s"
+    if isinstance(v, list | tuple | set | frozenset | np.ndarray):
+        return ", ".join(cell_text(x) for x in v)
+    return str(v)
+
+
+_NUM = ' class="num" style="text-align:right;font-variant-numeric:tabular-nums"'
+_TEXT = ' style="text-align:left"'
+
+
+def _numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+
+
+def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
+    """A DataFrame as one escaped HTML table in a horizontally scrolling box.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table.
+    max_rows : int or None, default 60
+        Rows shown (the first ``max_rows``; a line says how many were left out).
+
+    Returns
+    -------
+    str
+        HTML: a ``div.iochar-table`` holding the table and, when any value is
+        missing, a footnote saying what the dash means.
+
+    Examples
+    --------
+    >>> html_ = frame_html(pd.DataFrame({"a": [1.5, None], "b": ["<x>", "y"]}))
+    >>> "NaN" in html_, "&lt;x&gt;" in html_, "—" in html_
+    (False, True, True)
+    """
+    shown = df if max_rows is None or len(df) <= max_rows else df.head(max_rows)
+    idx = shown.index
+    keep_index = not (
+        isinstance(idx, pd.RangeIndex) and idx.start == 0 and idx.step == 1 and idx.name is None
+    )
+    cols = list(shown.columns)
+    numeric = [_numeric(shown[c]) if not isinstance(c, tuple) else False for c in cols]
+    missing = False
+    head = []
+    if keep_index:
+        names = [n for n in (idx.names or []) if n is not None]
+        head.append(f"<th>{html.escape(', '.join(map(str, names)))}</th>")
+    for c in cols:
+        label = " ".join(map(str, c)) if isinstance(c, tuple) else str(c)
+        head.append(f"<th>{html.escape(label)}</th>")
+    body = []
+    values = [shown[c].tolist() for c in cols] if len(cols) else []
+    labels = idx.tolist()
+    for i in range(len(shown)):
+        cells = []
+        if keep_index:
+            lab = labels[i]
+            txt = ", ".join(map(cell_text, lab)) if isinstance(lab, tuple) else cell_text(lab)
+            cells.append(f"<th>{html.escape(txt)}</th>")
+        for j, num in enumerate(numeric):
+            v = values[j][i]
+            miss = _is_missing(v) if np.ndim(v) == 0 else False
+            missing |= miss
+            cls = _NUM if num else _TEXT
+            cells.append(f"<td{cls}>{html.escape(cell_text(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    notes = []
+    if len(shown) < len(df):
+        notes.append(f"first {len(shown):,} of {len(df):,} rows")
+    if missing:
+        notes.append(_FOOTNOTE)
+    foot = "".join(f'<p class="iochar-note">{html.escape(n)}</p>' for n in notes)
+    return (
+        '<div class="iochar-table" style="overflow-x:auto;max-width:100%">'
+        '<table class="dataframe iochar">'
+        f"<thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        f"{foot}</div>"
+    )
+
+
+def install() -> bool:
+    """Make :func:`frame_html` the HTML of every DataFrame shown in this IPython kernel.
+
+    Returns
+    -------
+    bool
+        False when not running under IPython (nothing to install).
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    ip = get_ipython()
+    if ip is None:
+        return False
+    ip.display_formatter.formatters["text/html"].for_type(pd.DataFrame, frame_html)
+    return True

@@ -1,0 +1,75 @@
+"""Tables as a reader sees them (iochar.report.tables): no missing-value tokens, escaped."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from iochar.report.browser import LEAK_PATTERN
+from iochar.report.tables import MISSING, cell_text, frame_html
+from iochar.result import Table
+
+
+def _visible(markup: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", markup))
+
+
+def test_missing_values_of_every_kind_show_as_a_dash_with_a_footnote():
+    df = pd.DataFrame(
+        {
+            "float": [1.5, np.nan, math.inf],
+            "object": [None, "x", pd.NA],
+            "time": pd.to_datetime(
+                ["2024-01-01 10:00:00", None, "2024-01-01 10:00:00.5"], format="ISO8601"
+            ),
+            "int": pd.array([1, None, 3], dtype="Int64"),
+            "bool": [True, False, None],
+        }
+    )
+    out = frame_html(df)
+    text = _visible(out)
+    assert re.findall(LEAK_PATTERN, text) == []
+    assert text.count(MISSING) >= 5 + 1  # the cells, and the footnote that explains them
+    assert "∞" in text and "2024-01-01 10:00:00" in text and "10:00:00.5" in text
+    assert ".000000" not in text
+    assert "yes" in text and "no" in text
+
+
+def test_no_footnote_without_missing_values_and_default_index_hidden():
+    out = frame_html(pd.DataFrame({"a": [1, 20_000]}))
+    assert MISSING not in _visible(out) and "20,000" in out
+    assert out.count("<th>") == 1  # the column only: no 0, 1 index column
+    named = frame_html(pd.DataFrame({"a": [1, 2]}, index=pd.Index(["x", "y"], name="k")))
+    assert "<th>k</th>" in named and "<th>x</th>" in named
+
+
+def test_cells_and_headers_are_escaped():
+    out = frame_html(pd.DataFrame({"<b>col</b>": ["<img src=x onerror=alert(1)>"]}))
+    assert "<img" not in out and "<b>" not in out
+    assert "&lt;img src=x onerror=alert(1)&gt;" in out
+
+
+def test_wide_tables_scroll_in_their_own_box_and_long_ones_say_what_was_cut():
+    out = frame_html(pd.DataFrame({"v": range(100)}), max_rows=10)
+    assert "overflow-x:auto" in out
+    assert "first 10 of 100 rows" in _visible(out)
+
+
+def test_a_result_table_renders_like_a_dataframe():
+    t = Table({"x": [1.0, None]}, evidence={"n": 2})
+    assert frame_html(t) == frame_html(pd.DataFrame({"x": [1.0, None]}))
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(None, MISSING), (float("nan"), MISSING), (pd.NaT, MISSING), (pd.NA, MISSING),
+     (-math.inf, "-∞"), (12345.678, "12,346"), (0.000123456, "0.0001235"), (3.0, "3"),
+     (np.int64(123456), "123,456"), ([1, None], "1, " + MISSING)],
+)  # fmt: skip
+def test_cell_text(value, text):
+    assert cell_text(value) == text
