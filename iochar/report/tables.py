@@ -4,7 +4,8 @@
 reports; :func:`install` makes it the DataFrame's HTML in the running IPython
 kernel (``nb.setup()`` calls it). The rule: a missing value (NaN, None, NaT,
 ``<NA>``) shows as an em dash, with a footnote under the table saying so;
-infinities show as ``∞``; a default 0, 1, 2... index is left out; numbers are
+infinities show as ``∞``; times to the second; an unnamed integer index (row
+numbers) is left out; numbers are
 right-aligned with thousands separators, at most four significant figures
 below 10,000; every cell and header is HTML-escaped; a table wider than the
 page scrolls inside its own box.
@@ -77,9 +78,7 @@ def cell_text(v: Any) -> str:
         ts = pd.Timestamp(v)
         if ts.tzinfo is not None:
             ts = ts.tz_convert("UTC").tz_localize(None)
-        fmt = "%Y-%m-%d %H:%M:%S" if ts.microsecond == 0 else "%Y-%m-%d %H:%M:%S.%f"
-        text = ts.strftime(fmt)
-        return text.rstrip("0") if "." in text else text
+        return ts.round("s").strftime("%Y-%m-%d %H:%M:%S")  # to the second, 24-hour
     if isinstance(v, pd.Timedelta | dt.timedelta):
         return f"{pd.Timedelta(v).total_seconds():g} s"
     if isinstance(v, list | tuple | set | frozenset | np.ndarray):
@@ -119,8 +118,9 @@ def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
     """
     shown = df if max_rows is None or len(df) <= max_rows else df.head(max_rows)
     idx = shown.index
+    # an unnamed integer index is row numbers (0, 1, 2... or what a filter left): not shown
     keep_index = not (
-        isinstance(idx, pd.RangeIndex) and idx.start == 0 and idx.step == 1 and idx.name is None
+        idx.nlevels == 1 and idx.name is None and pd.api.types.is_integer_dtype(idx.dtype)
     )
     cols = list(shown.columns)
     numeric = [_numeric(shown[c]) if not isinstance(c, tuple) else False for c in cols]
