@@ -485,6 +485,9 @@ main{min-width:0}
 .jp-OutputArea-output,.output_html{overflow-x:auto;max-width:100%}
 table.dataframe td.num{font-variant-numeric:tabular-nums}
 .iochar-note{color:#555;font-size:.8em;margin:.2em 0 1em}
+.summary{background:#f5f8fb;border-left:4px solid #1f5f99;padding:.2em 1em .4em;margin:1em 0 2em}
+.summary h2{font-size:1.1em;margin:.5em 0}
+.summary li{margin:.3em 0}
 .anchor-link{display:none}
 a{color:#1f5f99}
 """
@@ -532,6 +535,7 @@ def to_html(
     body, _ = exporter.from_notebook_node(nb)
     body = re.sub(r"<div class=\"prompt[^\"]*\">\s*</div>", "", body)
     body = _one_h1(body, title)
+    body = _summary_block(body) + body
     rows = "".join(
         f"<tr><td>{html.escape(k)}</td><td>{html.escape(_param_text(v))}</td></tr>"
         for k, v in (params or {}).items()
@@ -573,6 +577,49 @@ def _param_text(v: Any) -> str:
 
 
 _H1 = re.compile(r"<h1([^>]*)>(.*?)</h1>", re.S)
+_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.S)
+_OUTPUT_P = re.compile(r'<div class="output_html[^"]*">\s*<p>(.*?)</p>', re.S)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment)).replace("\u00b6", "").strip()
+
+
+def _lead(paragraph: str, limit: int = 260) -> str:
+    """The first sentence of a paragraph, cut at a word near ``limit`` characters."""
+    first = _SENTENCE_END.split(paragraph, maxsplit=1)[0]
+    if len(first) > limit:
+        first = first[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    return first
+
+
+def _summary_block(body: str, most: int = 6) -> str:
+    """What matters first: each section's lead finding (a computed sentence with a number).
+
+    For each H2 section in order, the first narrative output paragraph (a sentence the
+    notebook computed from the data, not its prose) that holds a number gives one finding,
+    linked to its section; at most ``most``. Empty when fewer than two sections have one.
+    """
+    heads = list(_SECTION.finditer(body))
+    items = []
+    for k, h in enumerate(heads):
+        end = heads[k + 1].start() if k + 1 < len(heads) else len(body)
+        for m in _OUTPUT_P.finditer(body, h.end(), end):
+            text = _text(m.group(1))
+            if re.search(r"\d", text):
+                items.append((h.group(1), _text(h.group(2)), _lead(text)))
+                break
+        if len(items) == most:
+            break
+    if len(items) < 2:
+        return ""
+    lis = "".join(
+        f'<li><a href="#{html.escape(anchor, quote=True)}">{html.escape(name)}</a>: '
+        f"{html.escape(finding)}</li>"
+        for anchor, name, finding in items
+    )
+    return f'<nav class="summary"><h2 id="summary">Summary</h2><ul>{lis}</ul></nav>'
 
 
 def _one_h1(body: str, title: str) -> str:

@@ -58,6 +58,9 @@ def test_demo_page_reads_cleanly(demo_run, book, tmp_path):
     assert rc == 0, log[-2000:]
     r = _check(out / f"{book.stem}.html", tmp_path / f"{book.stem}.png", min_charts=1)
     assert r.h1[0] == report._title(nbformat.read(str(book), as_version=4))
+    # then what matters: a summary of computed findings before the first section
+    first = r.text.index("Summary")
+    assert re.search(r"\d", r.text[first : first + 400]), r.text[first : first + 400]
 
 
 @pytest.fixture(scope="module")

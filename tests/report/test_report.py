@@ -460,3 +460,31 @@ def test_show_code_keeps_the_cells_and_stays_offline():
     assert "41" not in hidden and "42" in hidden
     assert "41" in shown and "42" in shown
     assert report.external_urls(shown) == [] and "<script" not in shown.lower()
+
+
+def test_page_opens_with_a_summary_of_each_sections_computed_finding():
+    def out(markup):
+        return nbformat.v4.new_output("display_data", data={"text/html": markup})
+
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# T\n\nProse with 1 number is not a finding."),
+            nbformat.v4.new_markdown_cell("## Jobs <b>x</b>"),
+            nbformat.v4.new_code_cell("x", outputs=[out("<p>No number here.</p>")]),
+            nbformat.v4.new_code_cell(
+                "x", outputs=[out("<p>There are 3 <em>jobs</em>. Two more.</p>")]
+            ),
+            nbformat.v4.new_markdown_cell("## Devices"),
+            nbformat.v4.new_code_cell(
+                "x", outputs=[out("<p>" + "Disk sda peaked at 5 MiB/s " * 20 + "</p>")]
+            ),
+            nbformat.v4.new_markdown_cell("## Nothing computed"),
+        ]
+    )
+    page = report.to_html(nb, title="T", params={})
+    nav = re.search(r'<nav class="summary">(.*?)</nav>', page, re.S).group(1)
+    items = re.findall(r'<li><a href="#([^"]+)">(.*?)</a>: (.*?)</li>', nav)
+    assert [(a, t) for a, t, _ in items] == [("Jobs-x", "Jobs x"), ("Devices", "Devices")]
+    assert items[0][2] == "There are 3 jobs."  # the first sentence, as text
+    assert items[1][2].endswith(" …") and len(items[1][2]) < 270  # long ones are cut
+    assert page.index('<nav class="summary">') < page.index('id="Jobs-x"')
