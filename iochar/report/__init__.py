@@ -408,7 +408,7 @@ def run(
     executed = out.with_suffix(".ipynb")
     error: str | None = None
     old = os.environ.get(REPORT_ENV)
-    os.environ[REPORT_ENV] = "1"
+    os.environ[REPORT_ENV] = "code" if show_code else "1"  # "code": tables show their SQL
     old_wait = os.environ.get("IOCHAR_WAIT")
     if wait is not None:  # the kernel inherits the environment
         os.environ["IOCHAR_WAIT"] = repr(float(wait))

@@ -8,7 +8,9 @@ infinities show as ``∞``; times to the second; an unnamed integer index (row
 numbers) is left out; numbers are
 right-aligned with thousands separators, at most four significant figures
 below 10,000; every cell and header is HTML-escaped; a table wider than the
-page scrolls inside its own box.
+page scrolls inside its own box. A result table (:class:`iochar.result.Table`)
+made by SQL shows that SQL under it, folded, in a notebook and in a report run
+with ``--show-code``.
 """
 
 from __future__ import annotations
@@ -17,10 +19,13 @@ import datetime as dt
 import html
 import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from iochar.report.notebook import REPORT_ENV
 
 __all__ = ["MISSING", "cell_text", "frame_html", "install"]
 
@@ -90,6 +95,12 @@ _NUM = ' class="num" style="text-align:right;font-variant-numeric:tabular-nums"'
 _TEXT = ' style="text-align:left"'
 
 
+def _show_sql() -> bool:
+    """In a notebook (not a report) or in a report asked for its code (``--show-code``)."""
+    mode = os.environ.get(REPORT_ENV)
+    return not mode or mode == "code"
+
+
 def _numeric(s: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
 
@@ -154,6 +165,12 @@ def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
     if missing:
         notes.append(_FOOTNOTE)
     foot = "".join(f'<p class="iochar-note">{html.escape(n)}</p>' for n in notes)
+    sql = getattr(df, "sql", None)
+    if isinstance(sql, str) and sql.strip() and _show_sql():
+        foot += (
+            '<details class="iochar-sql"><summary>SQL behind this table</summary>'
+            f"<pre>{html.escape(sql.strip())}</pre></details>"
+        )
     return (
         '<div class="iochar-table" style="overflow-x:auto;max-width:100%">'
         '<table class="dataframe iochar">'

@@ -75,3 +75,15 @@ def test_a_result_table_renders_like_a_dataframe():
 )  # fmt: skip
 def test_cell_text(value, text):
     assert cell_text(value) == text
+
+
+def test_the_sql_behind_a_result_table_shows_in_notebooks_and_show_code_reports(monkeypatch):
+    t = Table({"x": [1]}, sql="SELECT 1 AS x WHERE 'a' < 'b'")
+    monkeypatch.delenv("IOCHAR_REPORT", raising=False)
+    shown = frame_html(t)
+    assert "SQL behind this table" in shown and "&#x27;a&#x27; &lt; &#x27;b&#x27;" in shown
+    monkeypatch.setenv("IOCHAR_REPORT", "1")
+    assert "SQL behind" not in frame_html(t)  # a report for readers: no code
+    monkeypatch.setenv("IOCHAR_REPORT", "code")
+    assert "SQL behind this table" in frame_html(t)
+    assert "SQL behind" not in frame_html(pd.DataFrame({"x": [1]}))  # no SQL, nothing shown
