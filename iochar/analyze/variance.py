@@ -501,7 +501,15 @@ def repeated_jobs(
             "samples": sizes[mk],
         }
     )
-    return RepeatedJobs(groups, members, tol, by, time)
+    params = dict(
+        tolerance=tolerance,
+        by=by,
+        min_samples=min_samples,
+        time=time,
+        cluster=cluster,
+        procs_per_node=procs_per_node,
+    )
+    return RepeatedJobs(groups, members, tol, by, time, params=params)
 
 
 def cluster_jobs(

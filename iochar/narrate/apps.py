@@ -476,7 +476,9 @@ def volume_summary(table1: pd.DataFrame, table2: pd.DataFrame, facts, *, top: in
             if len(active) == len(t)
             else f"{len(active)} of them read or wrote data."
         ),
-        f"Most I/O: {listing([job_io(r) for _, r in by_io.iterrows()], limit=top)}"
+        "Most I/O (rates are bytes over the job's wall-clock run time; notebook 03's "
+        "MiB/s/CN divides by the slowest rank's I/O time instead): "
+        f"{listing([job_io(r) for _, r in by_io.iterrows()], limit=top)}"
         + (
             f"; the first alone carries {fmt_pct(lead['io_bytes'] / total)} of all bytes."
             if total > 0

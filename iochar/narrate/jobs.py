@@ -133,7 +133,13 @@ def projects(table: pd.DataFrame, *, min_procs: int, min_mib: float, by: str = "
         " of it)"
     )
     rate = t.loc[top, "mib_s_cn"]
-    s += f", at {fmt_num(rate)} MiB/s per compute node on average." if _finite(rate) else "."
+    s += (
+        f", at {fmt_num(rate)} MiB/s per compute node on average (Carns et al.'s MiB/s/CN: "
+        "bytes over the slowest rank's I/O time, per compute node; notebook 01's MiB/s "
+        "divides by the whole wall-clock run time)."
+        if _finite(rate)
+        else "."
+    )
     parts.append(s)
     med = _num(t["median_mib_s_cn"]).dropna()
     if len(med) > 1:
@@ -352,7 +358,23 @@ def variance(repeated, metrics=None) -> str:
     return " ".join(parts)
 
 
-def history(similar, metrics=None, *, metric: str = "slowest_io_s") -> str:
+def _not_in_table_iv(job_id: int, runs: int, repeated) -> list[str]:
+    """A sentence when the job's runs are too few for a Table IV group (else nothing)."""
+    if repeated is None:
+        return []
+    mem = repeated.members
+    row = mem[mem["job_id"] == job_id]
+    if len(row) and pd.notna(row["group_id"].iloc[0]):
+        return []
+    need = repeated.params.get("min_samples")
+    why = f"fewer than the {need} runs" if need else "too few runs"
+    return [
+        f"These {runs} runs are {why} a group needs in Table IV above, so they are not "
+        "among its groups."
+    ]
+
+
+def history(similar, metrics=None, *, metric: str = "slowest_io_s", repeated=None) -> str:
     """Where one job sits among the other runs of its group (e.g. slowest of 12).
 
     Parameters
@@ -363,6 +385,9 @@ def history(similar, metrics=None, *, metric: str = "slowest_io_s") -> str:
         Per-job metrics, to name the job's application and size.
     metric : str, default "slowest_io_s"
         The compared metric to describe (a time [s] or a rate).
+    repeated : iochar.analyze.variance.RepeatedJobs, optional
+        The Table IV groups shown on the same page: when the job's runs are too few
+        to make one of them, the sentence says so rather than contradict the table.
 
     Returns
     -------
@@ -428,7 +453,7 @@ def history(similar, metrics=None, *, metric: str = "slowest_io_s") -> str:
     if _finite(p["z"]):
         extras.append(f"z = {p['z']:+.2f}")
     s += f" ({', '.join(extras)})." if extras else "."
-    parts = [s]
+    parts = [s, *_not_in_table_iv(jid, n, repeated)]
     pos = h.index[h["is_job"]]
     if "start_ts" in h and len(pos) and h["start_ts"].notna().all():
         parts.append(f"It is run {int(pos[0]) + 1} of {n} in start order.")

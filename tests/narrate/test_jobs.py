@@ -327,6 +327,21 @@ def test_history_places_the_slowest_fastest_and_middle_runs(pop):
     _no_nan(slow)
 
 
+def test_history_never_contradicts_the_table_iv_groups_on_its_page(pop):
+    _, _, m = pop
+    rep = repeated_jobs(m, 0.01)
+    job = most_variable_job(rep, m)
+    n = len(_group_runs(rep, m, job))
+    # the same runs, but Table IV asks for more runs than the group has: no group shown
+    strict = repeated_jobs(m, 0.01, min_samples=n + 1)
+    assert strict.members.loc[strict.members["job_id"] == job, "group_id"].isna().all()
+    text = jobs.history(similar_jobs(m, job), m, repeated=strict)
+    assert f"of its {n} runs" in text
+    assert f"These {n} runs are fewer than the {n + 1} runs a group needs in Table IV" in text
+    # when the job is in a Table IV group, nothing is added
+    assert "Table IV" not in jobs.history(similar_jobs(m, job), m, repeated=rep)
+
+
 def test_history_without_other_runs(pop):
     _, _, m = pop
     alone = m.jobs.iloc[[0]]
