@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -329,7 +328,6 @@ def _run_report(name: str, out: str, params: list) -> object:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from collections import Counter
 
     from iochar import report
     from iochar.datasets import demo
@@ -339,17 +337,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     dbpath = out / "iochar.duckdb"
     print(f"iochar demo: building demo data and loading it into {dbpath}")
-    kinds: Counter[str] = Counter()
-
-    def progress(line: str) -> None:
-        m = re.search(r"\[([\w-]+)\] ->", line)
-        if m:
-            kinds[m.group(1)] += 1
-        elif not line.startswith("  "):
-            print(f"  {line}")
-
-    counts = demo.build_database(dbpath, data=args.data, work=out / "demo-data", progress=progress)
-    print("  loaded " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()))
+    tally = demo.LoadTally(lambda line: print(f"  {line}"), bar=sys.stderr.isatty())
+    try:
+        counts = demo.build_database(dbpath, data=args.data, work=out / "demo-data", progress=tally)
+    finally:
+        tally.close()
+    print(f"  {tally.summary()}")
     print("what landed:")
     for table, n in counts.items():
         if n:

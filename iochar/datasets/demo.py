@@ -24,8 +24,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
+import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,6 +42,7 @@ __all__ = [
     "build_database",
     "cache_path",
     "cached_database",
+    "LoadTally",
 ]
 
 #: Scale of each application scenario in the demo (run time and volumes shrink
@@ -67,6 +71,68 @@ Progress = Callable[[str], None]
 
 def _quiet(msg: str) -> None:
     return None
+
+
+#: The progress line of one synthetic application trace (see :func:`build_inputs`).
+_APP_TRACE = re.compile(r"synth (?!jobs:)[\w-]+: ")
+
+
+class LoadTally:
+    """Progress of building the demo: its steps, but the inputs counted, not listed.
+
+    Loading the demo reads over a hundred inputs; a notebook or a terminal shows one
+    line per step and a count per input kind at the end, with a progress bar on a
+    terminal.
+
+    Parameters
+    ----------
+    echo : callable, default print
+        Where the step lines go.
+    bar : bool, default False
+        Show a tqdm bar of inputs loaded (on standard error).
+
+    Examples
+    --------
+    >>> t = LoadTally(echo=lambda s: None)
+    >>> t("  a.darshan [darshan] -> 3 rows"); t("  b.darshan [darshan] -> 1 rows")
+    >>> t.summary()
+    'loaded 2 darshan'
+    """
+
+    def __init__(self, echo: Progress = print, *, bar: bool = False) -> None:
+        self.echo = echo
+        self.kinds: Counter[str] = Counter()
+        self.traces = 0
+        self._bar = None
+        if bar:
+            from tqdm import tqdm
+
+            self._bar = tqdm(desc="loading inputs", unit=" inputs", leave=False, file=sys.stderr)
+
+    def __call__(self, line: str) -> None:
+        """Take one progress line: count an input, pass a step on."""
+        m = re.search(r"\[([\w-]+)\] ->", line)
+        if m:
+            self.kinds[m.group(1)] += 1
+            if self._bar is not None:
+                self._bar.update(1)
+        elif _APP_TRACE.match(line):
+            self.traces += 1
+        elif not line.startswith("  "):
+            self.echo(line)
+
+    def summary(self) -> str:
+        """``made N synthetic application traces; loaded N kind, ...`` ("" when nothing was)."""
+        made = f"made {self.traces} synthetic application traces; " if self.traces else ""
+        if not self.kinds:
+            return made.removesuffix("; ")
+        return made + "loaded " + ", ".join(f"{n} {k}" for k, n in self.kinds.most_common())
+
+    def close(self) -> None:
+        """Remove the bar."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
 
 def build_inputs(

@@ -151,7 +151,10 @@ def open_store(
     if not db:
         from iochar.datasets import demo
 
-        path = demo.cached_database(data, progress=print)
+        tally = demo.LoadTally(print)  # steps only: not a line per input
+        path = demo.cached_database(data, progress=tally)
+        if tally.summary():
+            tally.echo(tally.summary())
     else:
         path = Path(db)
         if not path.is_file():

@@ -102,3 +102,19 @@ def test_cached_database_is_built_once(tmp_path, monkeypatch):
     p2 = demo.cached_database(progress=lines.append)
     assert p2 == p1 and lines == []
     assert not list(Path(tmp_path).glob("*.tmp"))
+
+
+def test_a_notebook_building_the_demo_prints_its_steps_not_every_input(
+    tmp_path, monkeypatch, capsys
+):
+    from iochar.report import notebook as nb
+
+    monkeypatch.setenv("IOCHAR_CACHE", str(tmp_path))
+    store = nb.open_store("")
+    store.close()
+    lines = capsys.readouterr().out.splitlines()
+    inputs = len(demo.build_inputs(tmp_path / "again"))
+    assert inputs > 100  # over a hundred inputs ...
+    assert len(lines) <= 5, lines  # ... told in a few lines: building, built, what loaded
+    assert lines[-1].startswith("made 7 synthetic application traces; loaded ")
+    assert "darshan" in lines[-1]
