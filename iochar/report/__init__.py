@@ -187,16 +187,22 @@ _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
 
 
+def _literal(text: str) -> Any:
+    """None for none/null/blank, else the Python literal, else the text (a bare word)."""
+    if text.strip().lower() in ("none", "null", ""):
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
 def _convert(key: str, text: str, default: Any, annotation: str = "") -> Any:
     if re.match(r"(list|tuple|Sequence)\b", annotation) or " list[" in f" {annotation}":
         # a list parameter given as a word or "a,b,c" (or a Python literal)
-        low = text.strip().lower()
-        if low in ("none", "null", ""):
+        value = _literal(text)
+        if value is None:
             return None
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text
         if isinstance(value, str):
             return [v.strip() for v in value.split(",") if v.strip()]
         return list(value) if isinstance(value, (list, tuple)) else [value]
@@ -214,13 +220,9 @@ def _convert(key: str, text: str, default: Any, annotation: str = "") -> Any:
     if isinstance(default, str):
         return text
     if isinstance(default, (list, tuple)) or default is None:
-        low = text.strip().lower()
-        if low in ("none", "null", ""):
+        value = _literal(text)
+        if value is None:
             return None
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            value = text  # a bare word: a string
         if isinstance(default, (list, tuple)) and isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]
         return list(value) if isinstance(value, tuple) else value
