@@ -15,16 +15,9 @@ from iochar.cli import main
 from iochar.errors import IocharError, ParameterError
 from iochar.load.bench import read_fio_json
 
-DATA = Path(__file__).resolve().parents[2] / "data"
-FIO = DATA / "fio"
-IOR = DATA / "ior"
-MULTIJOB = FIO / "fio-3.33-multijob-vda-ext4.json"
-SWEEP = FIO / "iochar-calibrate-vda-ext4.json"
-IOR_OLD = IOR / "ior-3.3.0-default-ec2.txt"
-IOR_NEW = IOR / "ior-4.0.0rc2-fsx-lustre-t64m.txt"
-
-has_fio = shutil.which("fio") is not None
-requires_fio = pytest.mark.skipif(not has_fio, reason="fio is not installed")
+SWEEP = Path(__file__).resolve().parents[2] / "data" / "fio" / "iochar-calibrate-vda-ext4.json"
+IOR_NEW = SWEEP.parents[1] / "ior" / "ior-4.0.0rc2-fsx-lustre-t64m.txt"
+requires_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
 
 # --------------------------------------------------------------------------- running fio

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +20,6 @@ MULTIJOB = FIO / "fio-3.33-multijob-vda-ext4.json"
 SWEEP = FIO / "iochar-calibrate-vda-ext4.json"
 IOR_OLD = IOR / "ior-3.3.0-default-ec2.txt"
 IOR_NEW = IOR / "ior-4.0.0rc2-fsx-lustre-t64m.txt"
-
-has_fio = shutil.which("fio") is not None
-requires_fio = pytest.mark.skipif(not has_fio, reason="fio is not installed")
 
 
 # --------------------------------------------------------------------------- fio JSON
