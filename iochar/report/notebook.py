@@ -69,21 +69,81 @@ TABLE_HINTS: dict[str, str] = {
 def setup() -> None:
     """Configure charts and tables for a notebook.
 
-    Under ``iochar report`` (environment variable ``IOCHAR_REPORT`` set) altair charts
-    render as static SVG through vl-convert, so the HTML report needs no script and no
-    network; in JupyterLab they stay interactive.
+    Charts never need the network. Under ``iochar report`` (environment variable
+    ``IOCHAR_REPORT`` set) altair charts render as static SVG through vl-convert, so
+    the HTML report needs no script. Elsewhere the ``"iochar"`` renderer
+    (:func:`_offline_renderer`) gives each chart two views: the Vega-Lite spec, which
+    the Vega renderer bundled with JupyterLab 4, Notebook 7 and VS Code draws
+    interactively (tooltips) without loading anything, and the same SVG, which
+    ``jupyter nbconvert --to html`` and frontends without that renderer show. altair's
+    own default output instead loads Vega from a CDN, and draws nothing offline.
     """
     import altair as alt
     import pandas as pd
 
     if os.environ.get(REPORT_ENV):
         alt.renderers.enable("svg")
+    else:
+        if RENDERER not in alt.renderers.names():
+            alt.renderers.register(RENDERER, _offline_renderer)
+        alt.renderers.enable(RENDERER)
     pd.set_option("display.max_rows", 40)
     pd.set_option("display.float_format", _float)
     from iochar.report import tables
 
     pd.set_option("styler.format.na_rep", tables.MISSING)
     tables.install()  # DataFrames show without NaN/None/NaT and scroll when wide
+
+
+#: The altair renderer :func:`setup` enables outside ``iochar report``.
+RENDERER = "iochar"
+
+#: The Vega-Lite MIME type the frontends' bundled renderers take. JupyterLab 4.6 and
+#: Notebook 7 (``@jupyterlab/vega5-extension``: "Vega 5 and Vega-Lite 3 to 5") and
+#: VS Code's notebook renderers know no ``vegalite.v6`` type, which altair 6 emits.
+VEGALITE_MIME = "application/vnd.vegalite.v5+json"
+
+
+def _offline_renderer(spec: dict, **options: Any) -> tuple[dict, dict]:
+    """One chart as an interactive Vega-Lite view plus a static SVG, both offline.
+
+    The frontend picks: JupyterLab, Notebook 7 and VS Code draw :data:`VEGALITE_MIME`
+    with the Vega they bundle (vega-embed's SVG renderer, with tooltips); nbconvert's
+    HTML exporter and other frontends, which have no renderer for it, take
+    ``image/svg+xml`` (vl-convert), which needs no script. The spec carries its data
+    inline and no ``$schema`` URL, so nothing names the network.
+    """
+    import altair as alt
+    from altair.utils.mimebundle import spec_to_mimebundle
+
+    svg = spec_to_mimebundle(
+        spec,
+        format="svg",
+        mode="vega-lite",
+        vega_version=alt.VEGA_VERSION,
+        vegaembed_version=alt.VEGAEMBED_VERSION,
+        vegalite_version=alt.VEGALITE_VERSION,
+    )["image/svg+xml"]
+    view = {k: v for k, v in spec.items() if k != "$schema"}
+    # local exports only: no "Open in Vega Editor" (a web page) in the chart's menu
+    actions = {"export": True, "source": False, "compiled": False, "editor": False}
+    embed = {"renderer": "svg", "actions": actions, **(options.get("embed_options") or {})}
+    bundle = {VEGALITE_MIME: view, "image/svg+xml": svg, "text/plain": _chart_text(spec)}
+    return bundle, {VEGALITE_MIME: {"embed_options": embed}}
+
+
+def _chart_text(spec: dict) -> str:
+    """The plain-text view of a chart: its title, else its mark type."""
+    title = spec.get("title")
+    if isinstance(title, dict):
+        title = title.get("text")
+    if isinstance(title, list):
+        title = " ".join(map(str, title))
+    mark = spec.get("mark")
+    if isinstance(mark, dict):
+        mark = mark.get("type")
+    label = title or mark
+    return f"<altair chart: {label}>" if label else "<altair chart>"
 
 
 def _float(x: float) -> str:

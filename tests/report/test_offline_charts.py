@@ -1,0 +1,446 @@
+"""Charts draw with no network: in JupyterLab, in nbconvert HTML and in ``iochar report``.
+
+Issue 16, item 1: altair 6's default output loads Vega from a CDN, so offline every
+chart of a notebook showed only "Error loading script". :func:`nb.setup` now gives
+each chart the Vega-Lite spec (drawn by the Vega renderer JupyterLab 4, Notebook 7
+and VS Code bundle) plus a static SVG from vl-convert (what nbconvert's HTML
+exporter picks). Here: the mimebundle itself, an nbconvert HTML export read in
+headless Chromium with every request leaving the machine blocked, and notebook 01
+run top to bottom in a real JupyterLab served on loopback, in the same browser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from iochar.report import notebook as nb
+from iochar.report.browser import chromium, open_page
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+URL = re.compile(r"https?://")
+
+
+needs_chromium = pytest.mark.skipif(
+    chromium() is None, reason="Chromium is not installed (apt-get install chromium)"
+)
+
+
+@pytest.fixture
+def renderer_state():
+    """Restore altair's renderer after a test that calls ``nb.setup()``."""
+    import altair as alt
+
+    active = alt.renderers.active
+    yield
+    alt.renderers.enable(active)
+
+
+def _small_chart():
+    """A real chart on a small real input: size histogram of Lustre brw_stats (data/)."""
+    import iochar
+    from iochar import plot
+    from iochar.analyze import fsu
+
+    db = iochar.connect(":memory:")
+    db.load(DATA / "brw_stats" / "ldiskfs-lctl-series.txt")
+    return plot.size_histogram_chart(fsu.size_histogram(db))
+
+
+# --- the mimebundle -------------------------------------------------------------------
+
+
+def test_setup_gives_interactive_spec_and_svg_with_no_url(renderer_state, monkeypatch):
+    monkeypatch.delenv(nb.REPORT_ENV, raising=False)
+    nb.setup()
+    bundle, meta = _small_chart()._repr_mimebundle_()
+    assert set(bundle) == {nb.VEGALITE_MIME, "image/svg+xml", "text/plain"}
+    svg = bundle["image/svg+xml"]
+    assert svg.startswith("<svg") and 'class="marks"' in svg
+    assert len(re.findall(r"<path ", svg)) > 5, "the SVG has no drawn marks"
+    view = bundle[nb.VEGALITE_MIME]
+    assert view["datasets"] and all(view["datasets"].values())  # the rows travel inline
+    assert "url" not in view["data"]
+    assert not URL.search(json.dumps(view)), URL.findall(json.dumps(view))
+    assert not URL.search(json.dumps(meta)), meta
+    assert meta[nb.VEGALITE_MIME]["embed_options"]["renderer"] == "svg"
+
+
+def test_report_mode_keeps_inline_svg(renderer_state, monkeypatch):
+    monkeypatch.setenv(nb.REPORT_ENV, "1")
+    nb.setup()
+    bundle = _small_chart()._repr_mimebundle_()
+    assert set(bundle) == {"image/svg+xml"}
+    assert 'class="marks"' in bundle["image/svg+xml"]
+
+
+def test_ipython_display_formatter_sees_both_views(renderer_state, monkeypatch):
+    """What a kernel sends: IPython's formatter over the chart, as in a notebook cell."""
+    from IPython.core.formatters import DisplayFormatter
+
+    monkeypatch.delenv(nb.REPORT_ENV, raising=False)
+    nb.setup()
+    data, meta = DisplayFormatter().format(_small_chart())
+    assert {nb.VEGALITE_MIME, "image/svg+xml", "text/plain"} <= set(data)
+    assert "text/html" not in data  # altair's default HTML (Vega from a CDN) is gone
+    assert nb.VEGALITE_MIME in meta
+
+
+# --- nbconvert HTML in headless Chromium ----------------------------------------------
+
+
+@needs_chromium
+def test_nbconvert_html_draws_charts_offline(tmp_path, monkeypatch):
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import ExecutePreprocessor
+
+    book = nbformat.v4.new_notebook()
+    book.cells = [
+        nbformat.v4.new_code_cell(
+            "from iochar.report import notebook as nb\n"
+            "import iochar\n"
+            "from iochar import plot\n"
+            "from iochar.analyze import fsu\n"
+            "nb.setup()\n"
+            "db = iochar.connect(':memory:')\n"
+            f"db.load({str(DATA / 'brw_stats' / 'ldiskfs-lctl-series.txt')!r})\n"
+            "plot.size_histogram_chart(fsu.size_histogram(db))"
+        )
+    ]
+    book.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    monkeypatch.delenv(nb.REPORT_ENV, raising=False)  # the kernel inherits the environment
+    ExecutePreprocessor(timeout=300, kernel_name="python3").preprocess(
+        book, {"metadata": {"path": str(tmp_path)}}
+    )
+    out = book.cells[0].outputs
+    assert [o.output_type for o in out] == ["execute_result"], out
+
+    # as `jupyter nbconvert --to html` writes it: the chart is the SVG, no script
+    default = HTMLExporter()
+    body, _ = default.from_notebook_node(book)
+    assert "cdn.jsdelivr" not in body and "vega@" not in body
+    page = tmp_path / "default.html"
+    page.write_text(body)
+    r = open_page(page, screenshot=tmp_path / "default.png")
+    where = f"{page} (screenshot {r.screenshot})"
+    assert len(r.charts) == 1 and r.empty_charts == [], (where, r.charts)
+    assert r.console_errors == [], (where, r.console_errors)
+    # nbconvert's lab template itself names require.js and MathJax on cdnjs, whatever
+    # the notebook holds; nothing else may leave the machine
+    assert set(r.requests_out) <= {default.require_js_url, default.mathjax_url}, where
+
+    # without those two template scripts the page asks for nothing at all
+    bare = HTMLExporter(require_js_url="", mathjax_url="")
+    page = tmp_path / "bare.html"
+    page.write_text(bare.from_notebook_node(book)[0])
+    r = open_page(page, screenshot=tmp_path / "bare.png")
+    where = f"{page} (screenshot {r.screenshot})"
+    assert len(r.charts) == 1 and r.empty_charts == [], (where, r.charts)
+    assert r.console_errors == [] and r.requests_out == [], (where, r)
+
+
+# --- JupyterLab on loopback, in headless Chromium with no other network ---------------
+
+#: Chart calls in a notebook's code; each draws one chart on the demo data.
+CHART_CALL = re.compile(r"\bplot\.\w+_chart\(")
+
+# Every chart output of the notebook: drawn by the Vega renderer (an <svg> with marks),
+# or by the SVG fallback (<img>), or neither.
+_CHARTS = r"""
+(() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell')).flatMap(cell => {
+  const src = cell.querySelector('.jp-InputArea-editor').innerText;
+  if (!/\bplot\.\w+_chart\(/.test(src)) return [];
+  return Array.from(cell.querySelectorAll('.jp-OutputArea-output')).map(o => {
+    const svg = o.querySelector('svg.marks');
+    return {src: src.slice(0, 60), vega: o.classList.contains('jp-RenderedVegaLite'),
+            marks: svg ? svg.querySelectorAll('.mark-rect path, .mark-line path, .mark-area path,'
+                                              + ' .mark-symbol path, .mark-rule line').length : 0,
+            text: o.innerText.slice(0, 200)};
+  });
+}))()
+"""
+
+# The first bar of the first chart, scrolled into view: where to point for a tooltip.
+_FIRST_BAR = r"""
+(() => {
+  const bars = Array.from(document.querySelectorAll('.jp-RenderedVegaLite .mark-rect path'))
+    .filter(p => { const r = p.getBoundingClientRect(); return r.width > 10 && r.height > 5; });
+  if (!bars.length) return null;
+  bars[0].scrollIntoView({block: 'center'});
+  const r = bars[0].getBoundingClientRect();
+  return [r.x + r.width / 2, r.y + r.height / 2];
+})()
+"""
+
+_RUN_ALL = r"""
+(async () => {
+  const app = window.jupyterapp;
+  await app.restored;
+  let panel = null;
+  for (let i = 0; i < 600 && !panel; i++) {
+    panel = Array.from(app.shell.widgets('main')).find(w => w.context && w.context.path === %s);
+    if (!panel) await new Promise(r => setTimeout(r, 100));
+  }
+  if (!panel) return 'the notebook did not open';
+  app.shell.activateById(panel.id);
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  const ok = await app.commands.execute('notebook:run-all-cells');
+  await panel.context.save();
+  return ok === true ? 'ran' : 'run-all gave ' + ok;
+})()
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Browser:
+    """Headless Chromium that resolves no host but 127.0.0.1, driven over CDP."""
+
+    def __init__(self, profile: Path) -> None:
+        import websocket  # websocket-client
+
+        self.proc = subprocess.Popen(
+            [
+                chromium(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                # offline as on a login node: every name but loopback fails to resolve
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+                f"--user-data-dir={profile}",
+                "--window-size=1280,2000",
+                "--remote-debugging-port=0",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        port_file = profile / "DevToolsActivePort"
+        for _ in range(400):
+            if port_file.exists() and port_file.read_text().count("\n") >= 1:
+                break
+            time.sleep(0.05)
+        port = int(port_file.read_text().split("\n")[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
+            page = next(t for t in json.load(r) if t.get("type") == "page")
+        self.ws = websocket.create_connection(
+            page["webSocketDebuggerUrl"], timeout=600, suppress_origin=True
+        )
+        self.next_id = 0
+        self.events: list[dict] = []
+        for domain in ("Network", "Runtime", "Log", "Page"):
+            self.call(f"{domain}.enable")
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=1280,
+            height=2000,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+
+    def call(self, method: str, **params) -> dict:
+        self.next_id += 1
+        my = self.next_id
+        self.ws.send(json.dumps({"id": my, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == my:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def js(self, expression: str):
+        got = self.call(
+            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
+        )
+        if "exceptionDetails" in got:
+            raise RuntimeError(got["exceptionDetails"])
+        return got["result"].get("value")
+
+    def wait_for(self, expression: str, seconds: float = 120):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if value := self.js(expression):
+                return value
+            time.sleep(0.25)
+        raise TimeoutError(expression)
+
+    def errors(self) -> list[str]:
+        out = []
+        for e in self.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.exceptionThrown":
+                d = p.get("exceptionDetails", {})
+                out.append(d.get("exception", {}).get("description") or d.get("text"))
+            elif m == "Runtime.consoleAPICalled" and p.get("type") == "error":
+                out.append(" ".join(str(a.get("value", "")) for a in p.get("args", [])))
+            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                out.append(p["entry"].get("text", ""))
+        return out
+
+    def requests_out(self) -> list[str]:
+        local = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:", "about:")
+        return [
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e.get("method") == "Network.requestWillBeSent"
+            and not e["params"]["request"]["url"].startswith(local)
+        ]
+
+    def screenshot(self, path: Path) -> Path:
+        import base64
+
+        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
+        return path
+
+    def close(self) -> None:
+        self.ws.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def _start_lab(root: Path, token: str, env: dict) -> tuple[subprocess.Popen, int]:
+    """``jupyter lab`` on 127.0.0.1 over ``root``, its app exposed as window.jupyterapp."""
+    port = _free_port()
+    home = root.parent / "jupyter-home"
+    env = {
+        **env,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+    }
+    log = open(root.parent / "lab.log", "w")  # the server keeps its own handle
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--ServerApp.allow_root=True",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    end = time.monotonic() + 120
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2
+            ):
+                return proc, port
+        except OSError:
+            time.sleep(0.2)
+    proc.terminate()
+    pytest.fail(f"jupyter lab did not start: {(root.parent / 'lab.log').read_text()[-2000:]}")
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+@pytest.mark.notebooks
+@needs_chromium
+@pytest.mark.skipif(not _has("jupyterlab"), reason="JupyterLab is not installed")
+@pytest.mark.skipif(not _has("websocket"), reason="websocket-client is not installed")
+def test_jupyterlab_runs_notebook_01_and_draws_every_chart_offline(tmp_path, monkeypatch):
+    """Notebook 01 run top to bottom in JupyterLab with no network: all charts drawn."""
+    from iochar.datasets import demo
+
+    # the demo database the notebook opens by default, built here, not in ~/.cache
+    monkeypatch.setenv("IOCHAR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv(nb.REPORT_ENV, raising=False)
+    demo.cached_database()
+
+    root = tmp_path / "lab"
+    root.mkdir()
+    book = ROOT / "notebooks" / "01-application-traces.ipynb"
+    shutil.copy(book, root / book.name)
+    code = nbformat.read(str(book), as_version=4).cells
+    expected = sum(len(CHART_CALL.findall(c.source)) for c in code if c.cell_type == "code")
+    token = os.urandom(12).hex()
+    server, port = _start_lab(root, token, dict(os.environ))
+    profile = Path(tempfile.mkdtemp(prefix="iochar-lab-chromium-", dir=tmp_path))
+    browser = _Browser(profile)
+    try:
+        url = f"http://127.0.0.1:{port}/lab/tree/{book.name}?token={token}"
+        browser.call("Page.navigate", url=url)
+        browser.wait_for("!!window.jupyterapp")
+        assert browser.js(_RUN_ALL % json.dumps(book.name)) == "ran"
+        ready = f"document.querySelectorAll('.jp-RenderedVegaLite svg.marks').length >= {expected}"
+        browser.wait_for(ready, 60)
+        charts = browser.js(_CHARTS)
+        shot = browser.screenshot(tmp_path / "lab-run.png")
+        where = f"screenshot {shot}"
+        assert len(charts) == expected, (where, charts)
+        for c in charts:  # drawn by JupyterLab's Vega renderer, not a fallback or an error
+            assert c["vega"] and c["marks"] > 0, (where, c)
+
+        # interactive: hovering a bar shows its tooltip
+        x, y = browser.js(_FIRST_BAR)
+        time.sleep(0.3)
+        x, y = browser.js(_FIRST_BAR)
+        for dx in (0, 1, 2):
+            browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x + dx, y=y)
+            time.sleep(0.1)
+        tip = browser.js(
+            "(() => { const t = document.querySelector('#vg-tooltip-element.visible');"
+            " return t ? t.innerText : null; })()"
+        )
+        assert tip and "value" in tip, (where, tip)
+
+        # the saved notebook, opened again without running it, still draws its charts
+        browser.call("Page.reload")
+        time.sleep(1)
+        browser.wait_for("!!window.jupyterapp")
+        browser.wait_for(ready, 60)
+        shot = browser.screenshot(tmp_path / "lab-reopened.png")
+        assert all(c["vega"] and c["marks"] > 0 for c in browser.js(_CHARTS)), shot
+
+        assert browser.errors() == [], (where, browser.errors()[:5])
+        assert browser.requests_out() == [], (where, browser.requests_out()[:5])
+    finally:
+        browser.close()
+        server.terminate()
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            server.kill()
