@@ -16,12 +16,21 @@ here, as ``iochar.plot.<name>_chart``:
 :mod:`~.snapshots`        file size and age CDFs (notebook 04)
 ========================  ================================================
 
+Every chart follows the rules in :mod:`iochar.plot._common`: bytes, rates and
+durations in one human unit per chart (named in the axis title), time axes in UTC
+with the date, lines broken at gaps in the record; where the data hold no rows, one
+point or one step, a chart function returns a :class:`NoChart`, one sentence saying
+why, in place of an empty chart.
+
 altair is imported by the first chart drawn, not by ``import iochar.plot``.
 """
 
 from __future__ import annotations
 
-from iochar.plot._common import THEME  # noqa: F401 - importable, not in __all__ (as before)
+from iochar.plot._common import (  # noqa: F401 - THEME importable, not in __all__ (as before)
+    THEME,
+    NoChart,
+)
 from iochar.plot.apps import (
     class_breakdown_chart,
     class_rate_chart,
@@ -67,4 +76,5 @@ __all__ = [
     "cost_model_chart",
     "coverage_chart",
     "job_bytes_chart",
+    "NoChart",
 ]
