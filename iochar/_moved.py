@@ -16,6 +16,13 @@ the very objects of the new module. Setting an attribute on the old module
 ``dir()`` of the old module does not list the moved names (``__all__`` does):
 tools that read every attribute ``dir()`` names, as pytest's fixture
 collection does for ``--doctest-modules``, would each time warn.
+
+A function that moved out of a module that stays keeps its old name as a thin
+function that calls :func:`warn_moved` and then the new one::
+
+    def pick_job(table, job_id=None):
+        warn_moved("iochar.narrate.apps.pick_job", "iochar.analyze.characterize.pick_job")
+        return characterize.pick_job(table, job_id)
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["forward"]
+__all__ = ["forward", "warn_moved"]
 
 
 def forward(old: str, *new: str) -> tuple[list[str], Callable[[str], Any]]:
@@ -61,3 +68,24 @@ def forward(old: str, *new: str) -> tuple[list[str], Callable[[str], Any]]:
         raise AttributeError(f"module {old!r} has no attribute {name!r}")
 
     return list(dict.fromkeys(public)), __getattr__
+
+
+def warn_moved(old: str, new: str, *, call: str | None = None) -> None:
+    """Warn, for the caller of the function ``old``, that it moved to ``new``.
+
+    Parameters
+    ----------
+    old : str
+        The old function's full name (``"iochar.narrate.apps.pick_job"``).
+    new : str
+        Its new place, the full name of the function to call instead.
+    call : str, optional
+        How to call the new place when that is not plain ``new(...)`` with the same
+        arguments (``"app_means_view(app_means(table))"``).
+    """
+    how = f"; call {call}" if call else "; call it from there"
+    warnings.warn(
+        f"{old} moved to {new}{how} ({old} is deprecated and will be removed)",
+        DeprecationWarning,
+        stacklevel=3,
+    )

@@ -16,6 +16,7 @@ import pytest
 import iochar
 from iochar import analyze, datasets, errors, load, plot, result, schema, store
 from iochar.datasets import synth
+from iochar.plot import tables as plot_tables
 
 #: every public module of iochar.analyze, found rather than listed
 ANALYZE = [
@@ -34,6 +35,7 @@ def _public():
         datasets,
         errors,
         plot,
+        plot_tables,
         result,
         synth,
         *ANALYZE,

@@ -21,11 +21,19 @@ Differences from the paper, stated in each result's ``basis`` and ``note``:
   Darshan's DXT_MPIIO segments repeat DXT_POSIX ones a layer up, so a job
   with DXT_POSIX segments is measured on that layer only.
 
+Over those tables: :func:`app_means` averages Table 1 over the jobs of each
+application (the per-project form of Carns et al. 2011, Table VI),
+:func:`pick_job` chooses the job whose I/O a notebook follows over time and
+:func:`rate_bin_s` a bin width for its :func:`data_rate`.
+
 Units: bytes and seconds (columns end in ``_bytes``, ``_s``, ``_bps``);
-divide by 1e6 for the paper's MB.
+divide by 1e6 for the paper's MB. :mod:`iochar.plot.tables` shows these
+tables in the paper's layout and binary units.
 """
 
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
@@ -35,7 +43,15 @@ from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
 from iochar.result import Table
 
-__all__ = ["app_table", "rates_table", "file_table", "data_rate"]
+__all__ = [
+    "app_table",
+    "rates_table",
+    "file_table",
+    "data_rate",
+    "app_means",
+    "pick_job",
+    "rate_bin_s",
+]
 
 
 def _facts(data, job_id: int | None, caller: str) -> FileIO:
@@ -265,3 +281,128 @@ def data_rate(store, *, job_id: int, bin_s: float = 1.0) -> pd.DataFrame:
     )
     params = {"job_id": job_id, "bin_s": bin_s}
     return Table(store.sql(_RATE_SQL, params=params).df(), params=params, sql=_RATE_SQL)
+
+
+# --------------------------------------------------------------------------- over the tables
+
+
+def app_means(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 averaged over the jobs of each application.
+
+    The form of Carns et al. (2011), Table VI, which averages per project.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`app_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``app`` (the jobs without a name together, ``app`` missing), most
+        bytes moved first: ``jobs``, the means over its jobs of ``runtime_s`` [s],
+        ``files``, ``io_bytes`` [bytes], ``avg_io_bytes`` [bytes] and ``bps``
+        [bytes/s] (a job with a missing value is left out of that mean), and
+        ``total_io_bytes`` (the sum of ``io_bytes``) [bytes].
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"job_id": [0, 1, 2], "app": ["a", "b", "b"],
+    ...                   "runtime_s": [10.0, 20.0, 40.0], "files": [1, 2, 4],
+    ...                   "io_bytes": [5, 9, 3], "avg_io_bytes": [5.0, 3.0, 1.0],
+    ...                   "bps": [0.5, 0.45, 0.075]})
+    >>> app_means(t)[["app", "jobs", "runtime_s", "total_io_bytes"]]
+      app  jobs  runtime_s  total_io_bytes
+    0   b     2       30.0              12
+    1   a     1       10.0               5
+    """
+    g = table.groupby("app", sort=False, dropna=False).agg(
+        jobs=("job_id", "size"),
+        runtime_s=("runtime_s", "mean"),
+        files=("files", "mean"),
+        io_bytes=("io_bytes", "mean"),
+        avg_io_bytes=("avg_io_bytes", "mean"),
+        bps=("bps", "mean"),
+        total_io_bytes=("io_bytes", "sum"),
+    )
+    out = g.reset_index()
+    return out.sort_values("total_io_bytes", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def pick_job(table: pd.DataFrame, job_id: int | None = None) -> int | None:
+    """The job whose I/O a notebook follows over time (data rate, classes, cycles).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`app_table` (all files).
+    job_id : int, optional
+        A job chosen by the notebook's parameter: returned as it is.
+
+    Returns
+    -------
+    int or None
+        ``job_id`` when given; else the job with per-operation records (``basis ==
+        "ops"``) that moved the most bytes (the lowest id on a tie), else the job that
+        moved the most bytes at all; None when ``table`` is empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"job_id": [0, 1], "io_bytes": [5, 9],
+    ...                   "basis": ["ops", "file_stats:POSIX"]})
+    >>> pick_job(t)          # the job with per-operation records that moved the most
+    0
+    >>> pick_job(t, 1)       # a job named by the notebook's parameter
+    1
+    """
+    if job_id is not None:
+        return int(job_id)
+    if table.empty:
+        return None
+    t = table.assign(_io=table["io_bytes"].fillna(0))
+    ops = t[t["basis"] == "ops"]
+    pool = ops if len(ops) else t
+    pool = pool.sort_values(["_io", "job_id"], ascending=[False, True])
+    return int(pool["job_id"].iloc[0])
+
+
+def rate_bin_s(table: pd.DataFrame, job_id: int | None, bin_s: float | None = None) -> float:
+    """Bin width for one job's :func:`data_rate` and its cycles.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`app_table`.
+    job_id : int or None
+        The job.
+    bin_s : float, optional
+        A width chosen by the notebook's parameter [s]: returned as it is.
+
+    Returns
+    -------
+    float
+        ``bin_s`` when given; else the smallest of 1, 2 or 5 x 10^k seconds giving at
+        most 200 bins over the job's run time (1 s when the run time is unknown) [s].
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rate_bin_s(pd.DataFrame({"job_id": [4], "runtime_s": [145.6]}), 4)
+    1.0
+    >>> rate_bin_s(pd.DataFrame({"job_id": [3], "runtime_s": [1893.0]}), 3)
+    10.0
+    """
+    if bin_s is not None:
+        return float(bin_s)
+    rt = table.loc[table["job_id"] == job_id, "runtime_s"]
+    try:
+        span = float(rt.iloc[0]) if len(rt) else math.nan
+    except (TypeError, ValueError):
+        span = math.nan
+    if not (span > 0):
+        return 1.0
+    target = span / 200
+    e = math.floor(math.log10(target))
+    return float(next(m * 10.0**e for m in (1, 2, 5, 10) if m * 10.0**e >= target))

@@ -24,6 +24,8 @@ This module gives:
   robust (Huber weights by iteratively reweighted least squares), with
   coefficients in Table I's form and goodness of fit;
   :func:`table_i_model` -- the paper's own Table I coefficients;
+  :func:`cost_model` -- either of these, as a notebook's ``calibration``
+  parameter names it;
 - :func:`pattern_time`, :func:`achievable_bandwidth` -- Eqs. 5 and 6;
   :func:`compare_bandwidth` -- Eq. 6 against measured bandwidth per
   transfer size (their Fig. 7);
@@ -35,7 +37,8 @@ This module gives:
 - :func:`load_table` -- their Tables II and III (idle / moderate / busy
   observations with the share of optimal and sub-optimal I/Os);
 - :func:`load_ratio` -- FSU-based load against bandwidth-based load (the
-  "four times as busy" of the abstract);
+  "four times as busy" of the abstract); :func:`load_ratio_or_empty` -- the
+  same, with no rows where no interval was used;
 - :func:`size_histogram` -- their Fig. 12 (I/O counts per size bin and op).
 
 Conventions
@@ -64,7 +67,7 @@ import numpy as np
 import pandas as pd
 
 from iochar._validation import check_choice, check_int, check_real, parse_time
-from iochar.errors import ParameterError
+from iochar.errors import IocharError, ParameterError, ReportError
 from iochar.result import Table, evidence_of
 
 __all__ = [
@@ -74,6 +77,7 @@ __all__ = [
     "CostModel",
     "fit_cost_model",
     "table_i_model",
+    "cost_model",
     "pattern_time",
     "achievable_bandwidth",
     "compare_bandwidth",
@@ -82,6 +86,7 @@ __all__ = [
     "fsu_histogram",
     "load_table",
     "load_ratio",
+    "load_ratio_or_empty",
     "size_histogram",
 ]
 
@@ -677,6 +682,41 @@ def table_i_model() -> CostModel:
         read: a0 = 8.02e-4 s, a1 = 1.23e-9 s/byte (775 MiB/s).
     """
     return CostModel.from_coefficients(TABLE_I, source="Uselton & Wright 2013, Table I")
+
+
+def cost_model(calibration: str = "") -> CostModel:
+    """The cost model of Uselton & Wright (2013): their Table I, or fitted to a benchmark file.
+
+    Parameters
+    ----------
+    calibration : str, default ""
+        A fio JSON or IOR output file (:func:`iochar.load.bench.read_calibration`)
+        to fit ``t = a0 + a1 b`` per op with :func:`fit_cost_model` (Eq. 4); ""
+        uses Table I (:func:`table_i_model`).
+
+    Returns
+    -------
+    CostModel
+        The model.
+
+    Raises
+    ------
+    ReportError
+        The file cannot be read or fitted (one line saying why).
+
+    Examples
+    --------
+    >>> cost_model("").source_
+    'Uselton & Wright 2013, Table I'
+    """
+    from iochar.load import bench
+
+    if not calibration:
+        return table_i_model()
+    try:
+        return fit_cost_model(bench.read_calibration(calibration))
+    except IocharError as exc:
+        raise ReportError(f"calibration {calibration!r}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- Eqs. 5 and 6
@@ -1575,6 +1615,33 @@ def load_ratio(
     out = pd.concat([per, pd.DataFrame([allrow], index=["all"])[cols]])
     out.index.name = "target"
     return Table(out, evidence={"model": model._summary(), "bandwidth": bandwidth})
+
+
+def load_ratio_or_empty(series: pd.DataFrame, model: CostModel) -> pd.DataFrame:
+    """:func:`load_ratio` with the bytes from the histograms, or no rows when nothing was used.
+
+    :func:`load_ratio` refuses a series without a used interval (every interval
+    skipped, or none at all); a notebook shows an empty table and says why instead.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        The result of :func:`fsu_series`.
+    model : CostModel
+        The model the series was computed with.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Per target plus an ``"all"`` row, as :func:`load_ratio` with
+        ``bandwidth="size_hist"``; no rows, with the columns ``fsu_load_pct``,
+        ``bw_load_pct`` [%], ``ratio``, ``seconds`` and ``bw_seconds`` [s], when
+        the series has no used interval.
+    """
+    if series["fsu_pct"].notna().any():
+        return load_ratio(series, model)
+    cols = ["fsu_load_pct", "bw_load_pct", "ratio", "seconds", "bw_seconds"]
+    return pd.DataFrame(columns=cols, index=pd.Index([], name="target"), dtype=float)
 
 
 # --------------------------------------------------------------------------- Fig. 12

@@ -14,20 +14,27 @@ the ``snapshots`` / ``snapshot_files`` tables:
 Every function takes a :class:`~iochar.store.Store` and snapshot ids and
 returns a tidy :class:`pandas.DataFrame`; the set-wise work is SQL in DuckDB
 with bound parameters.
+
+Which snapshots to look at: :func:`choose` resolves a notebook's snapshot
+parameters against the ``snapshots`` table into a :class:`Selection` (the
+latest snapshot, and the growth pair of the same tree), and
+:func:`growth_tables` runs :func:`growth` overall, per top-level directory
+and per owner for that pair.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pandas as pd
 
-from iochar._validation import check_choice
-from iochar.errors import ParameterError
+from iochar._validation import check_choice, parse_time
+from iochar.errors import ParameterError, ReportError
 from iochar.result import Table
 
-__all__ = ["size_cdf", "age_cdf", "growth"]
+__all__ = ["size_cdf", "age_cdf", "growth", "Selection", "choose", "growth_tables"]
 
 
 def _check_snapshot(store, snapshot_id: int, caller: str, name: str = "snapshot_id") -> dict:
@@ -275,3 +282,213 @@ def growth(
             ev[f"largest_by_{c}"] = df.loc[i, "group"]
     params = {"before_id": before_id, "after_id": after_id, "by": by}
     return Table(df, evidence=ev, params=params, sql=_GROWTH_SQL.format(group=group))
+
+
+# --------------------------------------------------------------------------- which snapshots
+
+_SNAP_COLUMNS = ["snapshot_id", "root", "taken_at", "files", "bytes"]
+_GROWTH_COLUMNS = [
+    "group",
+    "files_before",
+    "files_after",
+    "d_files",
+    "bytes_before",
+    "bytes_after",
+    "d_bytes",
+    "new_files",
+    "new_bytes",
+    "deleted_files",
+    "share_files",
+    "share_bytes",
+    "largest_files",
+    "largest_bytes",
+]
+
+
+def _same_tree(snaps: pd.DataFrame, root) -> pd.DataFrame:
+    if root is None or pd.isna(root):
+        return snaps[snaps["root"].isna()]
+    return snaps[snaps["root"] == root]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The snapshots a notebook describes, resolved from its parameters by :func:`choose`.
+
+    Parameters
+    ----------
+    snapshot_id : int or None
+        Snapshot whose sizes and ages are described (None: the database holds none).
+    before_id : int or None
+        Earlier snapshot of the growth pair (None: no pair).
+    after_id : int or None
+        Later snapshot of the growth pair (None: no pair).
+    now : datetime.datetime or None
+        Reference time for ages (None: the snapshot's own time).
+    snapshots : pandas.DataFrame
+        The ``snapshots`` table, oldest first, with columns ``snapshot_id``, ``root``,
+        ``taken_at``, ``files`` (regular files listed) and ``bytes`` [bytes].
+    latest : bool
+        Whether ``snapshot_id`` was chosen as the latest snapshot.
+    pair_chosen : bool
+        Whether the growth pair was chosen (not both given).
+    """
+
+    snapshot_id: int | None
+    before_id: int | None
+    after_id: int | None
+    now: dt.datetime | None
+    snapshots: pd.DataFrame = field(repr=False)
+    latest: bool = False
+    pair_chosen: bool = False
+
+    @property
+    def has_pair(self) -> bool:
+        """Whether there are two snapshots to compare."""
+        return self.before_id is not None and self.after_id is not None
+
+    def row(self, snapshot_id: int | None) -> dict | None:
+        """The ``snapshots`` row of one snapshot as a dict (None when absent).
+
+        Parameters
+        ----------
+        snapshot_id : int or None
+            The snapshot.
+        """
+        if snapshot_id is None:
+            return None
+        hit = self.snapshots[self.snapshots["snapshot_id"] == snapshot_id]
+        return None if hit.empty else hit.iloc[0].to_dict()
+
+    def same_tree(self, root) -> pd.DataFrame:
+        """The rows of ``snapshots`` of one tree, oldest first.
+
+        Parameters
+        ----------
+        root : str or None
+            The tree's ``root``; None (or a missing value) selects the snapshots
+            without one.
+        """
+        return _same_tree(self.snapshots, root)
+
+
+def _check_id(name: str, value) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ReportError(f"{name} {value!r} is not a snapshot id (an int) or None")
+
+
+def choose(
+    store,
+    snapshot_id: int | None = None,
+    before_id: int | None = None,
+    after_id: int | None = None,
+    *,
+    now: str | dt.datetime | None = None,
+) -> Selection:
+    """Resolve the snapshot parameters of a notebook against the ``snapshots`` table.
+
+    Snapshots are ordered by ``taken_at`` (snapshots without one first), then by id.
+    "The same tree" means the same ``root``. The pair defaults to the two most recent
+    snapshots of one tree, as Carns et al. (2011, Table V) compare two snapshots of
+    the same file system.
+
+    Parameters
+    ----------
+    store : iochar.store.Store
+        The open database.
+    snapshot_id : int, optional
+        Snapshot to describe; None = the latest.
+    before_id : int, optional
+        Earlier snapshot for growth; None = the snapshot of the same tree just before
+        ``after_id``.
+    after_id : int, optional
+        Later snapshot for growth; None = ``snapshot_id`` when ``before_id`` is None,
+        else the latest snapshot of ``before_id``'s tree after it. With all three None
+        the pair is the two most recent snapshots of the latest snapshot's tree.
+    now : str or datetime, optional
+        Reference time for ages: ISO 8601 (naive = UTC) or a datetime; None = the
+        snapshot's own time.
+
+    Returns
+    -------
+    Selection
+        The resolved ids (``before_id``/``after_id`` None when the tree has only one
+        snapshot) and the ``snapshots`` table with file and byte counts.
+
+    Raises
+    ------
+    ReportError
+        An id that is not an int or not in the database, or an unreadable ``now``.
+    """
+    for name, value in (
+        ("snapshot_id", snapshot_id),
+        ("before_id", before_id),
+        ("after_id", after_id),
+    ):
+        _check_id(name, value)
+    when = parse_time(now, "now", "choose")
+    snaps = store.sql(
+        "SELECT s.snapshot_id, s.root, s.taken_at, count(f.snapshot_id)::BIGINT AS files, "
+        "coalesce(sum(f.size), 0)::BIGINT AS bytes "
+        "FROM snapshots s LEFT JOIN snapshot_files f USING (snapshot_id) "
+        "GROUP BY ALL ORDER BY s.taken_at NULLS FIRST, s.snapshot_id"
+    ).df()
+    snaps = snaps.reset_index(drop=True)[_SNAP_COLUMNS]
+    ids = [int(i) for i in snaps["snapshot_id"]]
+    for name, value in (
+        ("snapshot_id", snapshot_id),
+        ("before_id", before_id),
+        ("after_id", after_id),
+    ):
+        if value is not None and value not in ids:
+            raise ReportError(f"{name} {value!r} is not in this database; its snapshots: {ids}")
+    if not ids:
+        return Selection(None, None, None, when, snaps)
+    latest = snapshot_id is None
+    sid = ids[-1] if latest else snapshot_id
+    pos = {i: k for k, i in enumerate(ids)}
+
+    def tree(of: int) -> list[int]:
+        return [int(i) for i in _same_tree(snaps, snaps.loc[pos[of], "root"])["snapshot_id"]]
+
+    chosen = before_id is None or after_id is None
+    b, a = before_id, after_id
+    if b is None and a is None:
+        a = sid
+    if b is None:
+        earlier = [i for i in tree(a) if pos[i] < pos[a]]
+        b = earlier[-1] if earlier else None
+    elif a is None:
+        later = [i for i in tree(b) if pos[i] > pos[b]]
+        a = later[-1] if later else None
+    if b is None or a is None:
+        b = a = None
+    return Selection(sid, b, a, when, snaps, latest=latest, pair_chosen=chosen)
+
+
+def growth_tables(store, sel: Selection) -> dict[str, pd.DataFrame]:
+    """:func:`growth` between the selected pair: overall, per top-level directory, per owner.
+
+    Parameters
+    ----------
+    store : iochar.store.Store
+        The open database.
+    sel : Selection
+        From :func:`choose`.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        Keys ``"total"``, ``"top_dir"`` and ``"owner"``, each the result of
+        :func:`growth` with that ``by``; empty frames with the same columns when
+        there is no pair.
+    """
+    out = {}
+    for by in ("total", "top_dir", "owner"):
+        if sel.has_pair:
+            out[by] = growth(store, sel.before_id, sel.after_id, by=by)
+        else:
+            out[by] = pd.DataFrame({c: [] for c in _GROWTH_COLUMNS})
+    return out

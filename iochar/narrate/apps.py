@@ -8,22 +8,23 @@ required / checkpoint / staging classes of every (job, file)
 in a sentence is read from the result passed in; empty results give a sentence saying
 there is nothing to report.
 
-A few helpers prepare what the notebook shows: :func:`pick_job` (the job the time and
-cycle views follow), :func:`rate_bin_s` (a bin width for that job) and the display
-tables :func:`table1_view`, :func:`table2_view`, :func:`by_app` and :func:`class_view`.
-The periods and cycles of that job come from :func:`iochar.analyze.cycles.job_cycles`
-(:func:`job_periods` is its deprecated former name here).
+The job the time and cycle views follow comes from
+:func:`iochar.analyze.characterize.pick_job`, its bin width from
+:func:`~iochar.analyze.characterize.rate_bin_s`, its periods and cycles from
+:func:`iochar.analyze.cycles.job_cycles`; the tables a notebook shows come from
+:mod:`iochar.plot.tables`. The former helpers here (:func:`pick_job`,
+:func:`rate_bin_s`, :func:`job_periods`, :func:`table1_view`, :func:`table2_view`,
+:func:`by_app`, :func:`class_view`) are deprecated and call those.
 
 Examples
 --------
 >>> import pandas as pd
 >>> from iochar.narrate import apps
->>> t = pd.DataFrame({"job_id": [0, 1], "app": ["a", "b"], "runtime_s": [10.0, 20.0],
-...                   "io_bytes": [5, 9], "basis": ["ops", "file_stats:POSIX"]})
->>> apps.pick_job(t)          # the job with per-operation records that moved the most
-0
->>> apps.pick_job(t, 1)       # a job named by the notebook's parameter
-1
+>>> t = pd.DataFrame({"job_id": [4], "app": ["les"], "runtime_s": [145.6],
+...                   "io_bytes": [3 * 2**20], "ios": [12], "basis": ["ops"]})
+>>> print(apps.job_choice(t, 4, job_id=4))  # doctest: +NORMALIZE_WHITESPACE
+The views below follow **job 4 (les)**, as chosen: it moved 3.0 MiB in 12 read and
+write calls over 2.43 min.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from iochar._moved import warn_moved
+from iochar.analyze import characterize
 from iochar.narrate import code, esc, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 
 __all__ = [
@@ -53,9 +56,6 @@ __all__ = [
     "rate_summary",
     "cycles_summary",
 ]
-
-_MIB, _KIB = 2.0**20, 2.0**10  # table units
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -111,68 +111,16 @@ def _verb(n: int, one: str, many: str) -> str:
 
 
 def pick_job(table: pd.DataFrame, job_id: int | None = None) -> int | None:
-    """The job the time, class-over-time and cycle views follow.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The result of :func:`iochar.analyze.characterize.app_table` (all files).
-    job_id : int, optional
-        A job chosen by the notebook's parameter: returned as it is.
-
-    Returns
-    -------
-    int or None
-        ``job_id`` when given; else the job with per-operation records (``basis ==
-        "ops"``) that moved the most bytes (the lowest id on a tie), else the job that
-        moved the most bytes at all; None when ``table`` is empty.
-    """
-    if job_id is not None:
-        return int(job_id)
-    if table.empty:
-        return None
-    t = table.assign(_io=table["io_bytes"].fillna(0))
-    ops = t[t["basis"] == "ops"]
-    pool = ops if len(ops) else t
-    pool = pool.sort_values(["_io", "job_id"], ascending=[False, True])
-    return int(pool["job_id"].iloc[0])
+    """Deprecated: :func:`iochar.analyze.characterize.pick_job` (``table``, ``job_id``)."""
+    warn_moved("iochar.narrate.apps.pick_job", "iochar.analyze.characterize.pick_job")
+    return characterize.pick_job(table, job_id)
 
 
 def rate_bin_s(table: pd.DataFrame, job_id: int | None, bin_s: float | None = None) -> float:
-    """Bin width for one job's data rate over time and its cycles.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The result of :func:`iochar.analyze.characterize.app_table`.
-    job_id : int or None
-        The job.
-    bin_s : float, optional
-        A width chosen by the notebook's parameter [s]: returned as it is.
-
-    Returns
-    -------
-    float
-        ``bin_s`` when given; else the smallest of 1, 2 or 5 x 10^k seconds giving at
-        most 200 bins over the job's run time (1 s when the run time is unknown) [s].
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> rate_bin_s(pd.DataFrame({"job_id": [4], "runtime_s": [145.6]}), 4)
-    1.0
-    >>> rate_bin_s(pd.DataFrame({"job_id": [3], "runtime_s": [1893.0]}), 3)
-    10.0
-    """
-    if bin_s is not None:
-        return float(bin_s)
-    rt = table.loc[table["job_id"] == job_id, "runtime_s"]
-    span = _num(rt.iloc[0]) if len(rt) else float("nan")
-    if not (span > 0):
-        return 1.0
-    target = span / 200
-    e = math.floor(math.log10(target))
-    return float(next(m * 10.0**e for m in (1, 2, 5, 10) if m * 10.0**e >= target))
+    """Deprecated: :func:`iochar.analyze.characterize.rate_bin_s` (``table``, ``job_id``,
+    ``bin_s``)."""
+    warn_moved("iochar.narrate.apps.rate_bin_s", "iochar.analyze.characterize.rate_bin_s")
+    return characterize.rate_bin_s(table, job_id, bin_s)
 
 
 def job_periods(store, job_id: int, *, bin_s: float | None = None, min_confidence: float = 0.99):
@@ -213,159 +161,41 @@ def job_periods(store, job_id: int, *, bin_s: float | None = None, min_confidenc
 # --------------------------------------------------------------------------- tables
 
 
-def _top(df: pd.DataFrame, by: pd.Series, top: int | None) -> pd.DataFrame:
-    order = by.fillna(-1).sort_values(ascending=False, kind="stable").index
-    df = df.loc[order]
-    return (df if top is None else df.head(top)).reset_index(drop=True)
-
-
 def table1_view(table: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
-    """Miller & Katz Table 1 in the paper's units, most I/O first.
+    """Deprecated: :func:`iochar.plot.tables.table1_view` (``table``, ``top``)."""
+    from iochar.plot import tables
 
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The result of :func:`iochar.analyze.characterize.app_table`.
-    top : int, optional
-        Keep this many jobs (None: all).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``job_id``, ``app``, ``run time [s]``, ``files``, ``data size [MiB]``, ``I/O
-        done [MiB]``, ``I/Os``, ``avg I/O [KiB]``, ``MiB/s``, ``I/Os/s`` and ``basis``
-        (rates per wall-clock second), rounded.
-    """
-    out = pd.DataFrame(
-        {
-            "job_id": table["job_id"],
-            "app": table["app"],
-            "run time [s]": table["runtime_s"].round(1),
-            "files": table["files"],
-            "data size [MiB]": (table["data_size_bytes"] / _MIB).round(1),
-            "I/O done [MiB]": (table["io_bytes"] / _MIB).round(1),
-            "I/Os": table["ios"],
-            "avg I/O [KiB]": (table["avg_io_bytes"] / _KIB).round(1),
-            "MiB/s": (table["bps"] / _MIB).round(3),
-            "I/Os/s": table["ios_per_s"].round(2),
-            "basis": table["basis"],
-        }
-    )
-    return _top(out, table["io_bytes"], top)
+    warn_moved("iochar.narrate.apps.table1_view", "iochar.plot.tables.table1_view")
+    return tables.table1_view(table, top)
 
 
 def table2_view(table: pd.DataFrame, top: int | None = None) -> pd.DataFrame:
-    """Miller & Katz Table 2 in the paper's units, most data per second first.
+    """Deprecated: :func:`iochar.plot.tables.table2_view` (``table``, ``top``)."""
+    from iochar.plot import tables
 
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The result of :func:`iochar.analyze.characterize.rates_table`.
-    top : int, optional
-        Keep this many jobs (None: all).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``job_id``, ``app``, ``read MiB/s``, ``write MiB/s``, ``reads/s``, ``writes/s``,
-        ``avg read [KiB]``, ``avg write [KiB]``, ``read/write ratio`` and ``basis``,
-        rounded.
-    """
-    out = pd.DataFrame(
-        {
-            "job_id": table["job_id"],
-            "app": table["app"],
-            "read MiB/s": (table["read_bps"] / _MIB).round(3),
-            "write MiB/s": (table["write_bps"] / _MIB).round(3),
-            "reads/s": table["reads_per_s"].round(2),
-            "writes/s": table["writes_per_s"].round(2),
-            "avg read [KiB]": (table["avg_read_bytes"] / _KIB).round(1),
-            "avg write [KiB]": (table["avg_write_bytes"] / _KIB).round(1),
-            "read/write ratio": table["rw_data_ratio"].round(2),
-            "basis": table["basis"],
-        }
-    )
-    return _top(out, table["read_bps"].fillna(0) + table["write_bps"].fillna(0), top)
+    warn_moved("iochar.narrate.apps.table2_view", "iochar.plot.tables.table2_view")
+    return tables.table2_view(table, top)
 
 
 def by_app(table: pd.DataFrame) -> pd.DataFrame:
-    """Table 1 averaged over the jobs of each application.
+    """Deprecated: :func:`iochar.analyze.characterize.app_means` of ``table`` (the means)
+    shown by :func:`iochar.plot.tables.app_means_view` (in MiB and KiB)."""
+    from iochar.plot import tables
 
-    The form of Carns et al. (2011), Table VI, which averages per project.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        The result of :func:`iochar.analyze.characterize.app_table`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per ``app`` ("?" when unknown), most I/O first: ``jobs``, ``mean run
-        time [s]``, ``mean files``, ``mean I/O done [MiB]``, ``mean avg I/O [KiB]``,
-        ``mean MiB/s`` and ``total I/O done [MiB]``.
-    """
-    t = table.assign(app=table["app"].fillna("?"))
-    g = t.groupby("app", sort=False).agg(
-        jobs=("job_id", "size"),
-        rt=("runtime_s", "mean"),
-        files=("files", "mean"),
-        io=("io_bytes", "mean"),
-        avg=("avg_io_bytes", "mean"),
-        bps=("bps", "mean"),
-        total=("io_bytes", "sum"),
+    warn_moved(
+        "iochar.narrate.apps.by_app",
+        "iochar.analyze.characterize.app_means and iochar.plot.tables.app_means_view",
+        call="app_means_view(app_means(table))",
     )
-    out = pd.DataFrame(
-        {
-            "app": g.index,
-            "jobs": g["jobs"].to_numpy(),
-            "mean run time [s]": g["rt"].round(1).to_numpy(),
-            "mean files": g["files"].round(1).to_numpy(),
-            "mean I/O done [MiB]": (g["io"] / _MIB).round(1).to_numpy(),
-            "mean avg I/O [KiB]": (g["avg"] / _KIB).round(1).to_numpy(),
-            "mean MiB/s": (g["bps"] / _MIB).round(3).to_numpy(),
-            "total I/O done [MiB]": (g["total"] / _MIB).round(1).to_numpy(),
-        }
-    )
-    return out.sort_values("total I/O done [MiB]", ascending=False).reset_index(drop=True)
+    return tables.app_means_view(characterize.app_means(table))
 
 
 def class_view(labels: pd.DataFrame, job_id: int | None = None) -> pd.DataFrame:
-    """The classes of one job's files with their evidence, for display.
+    """Deprecated: :func:`iochar.plot.tables.class_view` (``labels``, ``job_id``)."""
+    from iochar.plot import tables
 
-    Parameters
-    ----------
-    labels : pandas.DataFrame
-        The result of :func:`iochar.analyze.classify.classify`.
-    job_id : int, optional
-        Only this job (None: all).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``job_id``, ``path``, ``class``, ``confidence``, ``reason``, ``MiB read``, ``MiB
-        written``, ``reread``, ``rewrite``, ``head_share``, ``tail_share``,
-        ``write_bursts`` and ``series``, rounded.
-    """
-    f = labels if job_id is None else labels[labels["job_id"] == job_id]
-    out = pd.DataFrame(
-        {
-            "job_id": f["job_id"],
-            "path": f["path"],
-            "class": f["class"],
-            "confidence": f["confidence"],
-            "reason": f["reason"],
-            "MiB read": (f["bytes_read"] / _MIB).round(2),
-            "MiB written": (f["bytes_written"] / _MIB).round(2),
-            "reread": f["reread"].astype(float).round(2),
-            "rewrite": f["rewrite"].astype(float).round(2),
-            "head_share": f["head_share"].astype(float).round(2),
-            "tail_share": f["tail_share"].astype(float).round(2),
-            "write_bursts": f["write_bursts"],
-            "series": f["series"],
-        }
-    )
-    return out.reset_index(drop=True)
+    warn_moved("iochar.narrate.apps.class_view", "iochar.plot.tables.class_view")
+    return tables.class_view(labels, job_id)
 
 
 # --------------------------------------------------------------------------- narrative
@@ -379,7 +209,7 @@ def job_choice(table: pd.DataFrame, job: int | None, job_id: int | None = None) 
     table : pandas.DataFrame
         The result of :func:`iochar.analyze.characterize.app_table` (all files).
     job : int or None
-        The job followed (from :func:`pick_job`).
+        The job followed (from :func:`iochar.analyze.characterize.pick_job`).
     job_id : int, optional
         The notebook's parameter (None: the job was picked automatically).
 

@@ -2,12 +2,13 @@
 
 Sentences about the results of :mod:`iochar.analyze.snapshots` (Carns et al. 2011,
 Sec. 4: the file-size CDF of their Fig. 8, the age CDFs of Fig. 9 and the growth
-between two snapshots of Table V). Two helpers pick what to describe:
-:func:`choose` resolves the notebook's snapshot parameters against the ``snapshots``
-table (the latest snapshot, and the growth pair of the same tree), and
-:func:`growth_tables` runs :func:`iochar.analyze.snapshots.growth` for that pair.
-The narrative functions (:func:`summary`, :func:`sizes`, :func:`ages`,
-:func:`growth`) are pure: every number they print comes from the tables passed in.
+between two snapshots of Table V). What to describe is resolved by
+:func:`iochar.analyze.snapshots.choose` (a :class:`~iochar.analyze.snapshots.Selection`)
+and the growth of that pair computed by
+:func:`iochar.analyze.snapshots.growth_tables`; :func:`choose` and
+:func:`growth_tables` here are their deprecated former names. The narrative
+functions (:func:`summary`, :func:`sizes`, :func:`ages`, :func:`growth`) are pure:
+every number they print comes from the tables passed in.
 
 Examples
 --------
@@ -26,12 +27,12 @@ is 9.8 KiB. 100.0% of the files are under 1 MiB; they hold 100.0% of the bytes.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
 
 import pandas as pd
 
-from iochar._validation import parse_time
-from iochar.errors import ReportError
+from iochar._moved import warn_moved
+from iochar.analyze import snapshots as analysis
+from iochar.analyze.snapshots import Selection
 from iochar.narrate import code, esc, fmt_bytes, fmt_num, fmt_pct, fmt_s, listing, plural
 from iochar.result import evidence_of
 
@@ -45,86 +46,6 @@ _WINDOWS = (
     (3600, "the last hour", "an hour"),
     (60, "the last minute", "a minute"),
 )
-_SNAP_COLUMNS = ["snapshot_id", "root", "taken_at", "files", "bytes"]
-_GROWTH_COLUMNS = [
-    "group",
-    "files_before",
-    "files_after",
-    "d_files",
-    "bytes_before",
-    "bytes_after",
-    "d_bytes",
-    "new_files",
-    "new_bytes",
-    "deleted_files",
-    "share_files",
-    "share_bytes",
-    "largest_files",
-    "largest_bytes",
-]
-
-
-@dataclass(frozen=True)
-class Selection:
-    """The snapshots a notebook describes, resolved from its parameters by :func:`choose`.
-
-    Parameters
-    ----------
-    snapshot_id : int or None
-        Snapshot whose sizes and ages are described (None: the database holds none).
-    before_id : int or None
-        Earlier snapshot of the growth pair (None: no pair).
-    after_id : int or None
-        Later snapshot of the growth pair (None: no pair).
-    now : datetime.datetime or None
-        Reference time for ages (None: the snapshot's own time).
-    snapshots : pandas.DataFrame
-        The ``snapshots`` table, oldest first, with columns ``snapshot_id``, ``root``,
-        ``taken_at``, ``files`` (regular files listed) and ``bytes`` [bytes].
-    latest : bool
-        Whether ``snapshot_id`` was chosen as the latest snapshot.
-    pair_chosen : bool
-        Whether the growth pair was chosen (not both given).
-    """
-
-    snapshot_id: int | None
-    before_id: int | None
-    after_id: int | None
-    now: dt.datetime | None
-    snapshots: pd.DataFrame = field(repr=False)
-    latest: bool = False
-    pair_chosen: bool = False
-
-    @property
-    def has_pair(self) -> bool:
-        """Whether there are two snapshots to compare."""
-        return self.before_id is not None and self.after_id is not None
-
-    def row(self, snapshot_id: int | None) -> dict | None:
-        """The ``snapshots`` row of one snapshot as a dict (None when absent).
-
-        Parameters
-        ----------
-        snapshot_id : int or None
-            The snapshot.
-        """
-        if snapshot_id is None:
-            return None
-        hit = self.snapshots[self.snapshots["snapshot_id"] == snapshot_id]
-        return None if hit.empty else hit.iloc[0].to_dict()
-
-
-def _check_id(name: str, value) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ReportError(f"{name} {value!r} is not a snapshot id (an int) or None")
-
-
-def _same_tree(snaps: pd.DataFrame, root) -> pd.DataFrame:
-    if root is None or pd.isna(root):
-        return snaps[snaps["root"].isna()]
-    return snaps[snaps["root"] == root]
 
 
 def choose(
@@ -135,111 +56,16 @@ def choose(
     *,
     now: str | dt.datetime | None = None,
 ) -> Selection:
-    """Resolve the snapshot parameters of a notebook against the ``snapshots`` table.
-
-    Snapshots are ordered by ``taken_at`` (snapshots without one first), then by id.
-    "The same tree" means the same ``root``.
-
-    Parameters
-    ----------
-    store : iochar.store.Store
-        The open database.
-    snapshot_id : int, optional
-        Snapshot to describe; None = the latest.
-    before_id : int, optional
-        Earlier snapshot for growth; None = the snapshot of the same tree just before
-        ``after_id``.
-    after_id : int, optional
-        Later snapshot for growth; None = ``snapshot_id`` when ``before_id`` is None,
-        else the latest snapshot of ``before_id``'s tree after it. With all three None
-        the pair is the two most recent snapshots of the latest snapshot's tree.
-    now : str or datetime, optional
-        Reference time for ages: ISO 8601 (naive = UTC) or a datetime; None = the
-        snapshot's own time.
-
-    Returns
-    -------
-    Selection
-        The resolved ids (``before_id``/``after_id`` None when the tree has only one
-        snapshot) and the ``snapshots`` table with file and byte counts.
-
-    Raises
-    ------
-    ReportError
-        An id that is not an int or not in the database, or an unreadable ``now``.
-    """
-    for name, value in (
-        ("snapshot_id", snapshot_id),
-        ("before_id", before_id),
-        ("after_id", after_id),
-    ):
-        _check_id(name, value)
-    when = parse_time(now, "now", "choose")
-    snaps = store.sql(
-        "SELECT s.snapshot_id, s.root, s.taken_at, count(f.snapshot_id)::BIGINT AS files, "
-        "coalesce(sum(f.size), 0)::BIGINT AS bytes "
-        "FROM snapshots s LEFT JOIN snapshot_files f USING (snapshot_id) "
-        "GROUP BY ALL ORDER BY s.taken_at NULLS FIRST, s.snapshot_id"
-    ).df()
-    snaps = snaps.reset_index(drop=True)[_SNAP_COLUMNS]
-    ids = [int(i) for i in snaps["snapshot_id"]]
-    for name, value in (
-        ("snapshot_id", snapshot_id),
-        ("before_id", before_id),
-        ("after_id", after_id),
-    ):
-        if value is not None and value not in ids:
-            raise ReportError(f"{name} {value!r} is not in this database; its snapshots: {ids}")
-    if not ids:
-        return Selection(None, None, None, when, snaps)
-    latest = snapshot_id is None
-    sid = ids[-1] if latest else snapshot_id
-    pos = {i: k for k, i in enumerate(ids)}
-
-    def tree(of: int) -> list[int]:
-        return [int(i) for i in _same_tree(snaps, snaps.loc[pos[of], "root"])["snapshot_id"]]
-
-    chosen = before_id is None or after_id is None
-    b, a = before_id, after_id
-    if b is None and a is None:
-        a = sid
-    if b is None:
-        earlier = [i for i in tree(a) if pos[i] < pos[a]]
-        b = earlier[-1] if earlier else None
-    elif a is None:
-        later = [i for i in tree(b) if pos[i] > pos[b]]
-        a = later[-1] if later else None
-    if b is None or a is None:
-        b = a = None
-    return Selection(sid, b, a, when, snaps, latest=latest, pair_chosen=chosen)
+    """Deprecated: :func:`iochar.analyze.snapshots.choose` (``store``, ``snapshot_id``,
+    ``before_id``, ``after_id``, ``now``)."""
+    warn_moved("iochar.narrate.snapshots.choose", "iochar.analyze.snapshots.choose")
+    return analysis.choose(store, snapshot_id, before_id, after_id, now=now)
 
 
 def growth_tables(store, sel: Selection) -> dict[str, pd.DataFrame]:
-    """Growth between the selected pair: overall, per top-level directory, per owner.
-
-    Parameters
-    ----------
-    store : iochar.store.Store
-        The open database.
-    sel : Selection
-        From :func:`choose`.
-
-    Returns
-    -------
-    dict of str to pandas.DataFrame
-        Keys ``"total"``, ``"top_dir"`` and ``"owner"``, each the result of
-        :func:`iochar.analyze.snapshots.growth` with that ``by``; empty frames with
-        the same columns when there is no pair.
-    """
-    from iochar.analyze import snapshots as analysis
-
-    out = {}
-    for by in ("total", "top_dir", "owner"):
-        if sel.has_pair:
-            out[by] = analysis.growth(store, sel.before_id, sel.after_id, by=by)
-        else:
-            out[by] = pd.DataFrame({c: [] for c in _GROWTH_COLUMNS})
-    return out
+    """Deprecated: :func:`iochar.analyze.snapshots.growth_tables` (``store``, ``sel``)."""
+    warn_moved("iochar.narrate.snapshots.growth_tables", "iochar.analyze.snapshots.growth_tables")
+    return analysis.growth_tables(store, sel)
 
 
 # ------------------------------------------------------------------ formatting helpers
@@ -283,7 +109,7 @@ def summary(sel: Selection, sizes: pd.DataFrame) -> str:
     Parameters
     ----------
     sel : Selection
-        From :func:`choose`.
+        From :func:`iochar.analyze.snapshots.choose`.
     sizes : pandas.DataFrame
         :func:`iochar.analyze.snapshots.size_cdf` of ``sel.snapshot_id``.
 
@@ -305,7 +131,7 @@ def summary(sel: Selection, sizes: pd.DataFrame) -> str:
         text += f"lists {plural(n, 'regular file')} holding {fmt_bytes(total)}."
     snaps = sel.snapshots
     trees = snaps["root"].astype("string").fillna("").nunique()
-    k = len(_same_tree(snaps, row["root"]))
+    k = len(sel.same_tree(row["root"]))
     text += f" The database holds {plural(len(snaps), 'snapshot')} of {plural(trees, 'tree')}; " + (
         "this is the only snapshot of its tree." if k == 1 else f"{k} are of this tree."
     )
@@ -411,7 +237,7 @@ def ages(df: pd.DataFrame, sel: Selection | None = None, *, kind: str = "mtime")
         :func:`iochar.analyze.snapshots.age_cdf` result (``attrs["now"]`` is the
         reference time).
     sel : Selection, optional
-        From :func:`choose`; says where the reference time came from.
+        From :func:`iochar.analyze.snapshots.choose`; says where the reference time came from.
     kind : {"mtime", "atime"}, default "mtime"
         The time stamp the ages were measured from.
 
@@ -545,9 +371,10 @@ def growth(tables: dict[str, pd.DataFrame], sel: Selection) -> str:
     Parameters
     ----------
     tables : dict of str to pandas.DataFrame
-        From :func:`growth_tables` (keys ``"total"``, ``"top_dir"``, ``"owner"``).
+        From :func:`iochar.analyze.snapshots.growth_tables` (keys ``"total"``,
+        ``"top_dir"``, ``"owner"``).
     sel : Selection
-        From :func:`choose`.
+        From :func:`iochar.analyze.snapshots.choose`.
 
     Returns
     -------
@@ -562,7 +389,7 @@ def growth(tables: dict[str, pd.DataFrame], sel: Selection) -> str:
     total = tables.get("total")
     if not sel.has_pair or total is None or len(total) == 0:
         row = sel.row(sel.snapshot_id)
-        same = _same_tree(snaps, row["root"])
+        same = sel.same_tree(row["root"])
         if len(same) <= 1:
             text = (
                 f"Snapshot {sel.snapshot_id} is the only snapshot of {_root(row)} in this "
@@ -622,7 +449,7 @@ def growth(tables: dict[str, pd.DataFrame], sel: Selection) -> str:
         text += _contributors(tables["top_dir"], "top_dir")
         text += _contributors(tables["owner"], "owner")
     if sel.pair_chosen and sel.before_id is not None:
-        same = _same_tree(snaps, a["root"])
+        same = sel.same_tree(a["root"])
         ids = [int(i) for i in same["snapshot_id"]]
         older = ids[: ids.index(sel.before_id)] if sel.before_id in ids else []
         if older:

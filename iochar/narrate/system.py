@@ -18,10 +18,10 @@ Two views of load, each from its own data:
 The narrative functions (:func:`inputs_summary`, :func:`device_load`,
 :func:`burst_summary`, :func:`burst_view_summary`, :func:`model_summary`, :func:`fsu_summary`,
 :func:`fsu_vs_bandwidth`, :func:`transfer_sizes`) are pure: tables in, Markdown
-out, every number taken from the tables. :func:`cost_model` and :func:`load_ratio`
-only adapt :mod:`iochar.analyze.fsu` to the notebook's parameters: the model named
-by ``calibration``, errors as one-line :class:`~iochar.errors.ReportError`, an
-empty table where ``fsu.load_ratio`` refuses a series without used intervals.
+out, every number taken from the tables. The cost model a notebook's
+``calibration`` names comes from :func:`iochar.analyze.fsu.cost_model` and the load
+ratio from :func:`iochar.analyze.fsu.load_ratio_or_empty`; :func:`cost_model` and
+:func:`load_ratio` here are their deprecated former names.
 
 Examples
 --------
@@ -41,8 +41,8 @@ from typing import Any
 
 import pandas as pd
 
-from iochar.analyze import devices
-from iochar.errors import IocharError, ReportError
+from iochar._moved import warn_moved
+from iochar.analyze import devices, fsu
 from iochar.narrate import esc, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, listing, plural
 from iochar.result import evidence_of, params_of
 
@@ -98,59 +98,16 @@ def _input(row: pd.Series | dict) -> str:
 # --------------------------------------------------------------------------- FSU adapters
 
 
-def cost_model(calibration: str = ""):
-    """The FSU cost model: Uselton & Wright's Table I, or fitted to a benchmark file.
-
-    Parameters
-    ----------
-    calibration : str, default ""
-        A fio JSON or IOR output file (:func:`iochar.load.bench.read_calibration`)
-        to fit ``t = a0 + a1 b`` per op with :func:`iochar.analyze.fsu.fit_cost_model`
-        (Eq. 4); "" uses Table I.
-
-    Returns
-    -------
-    iochar.analyze.fsu.CostModel
-        The fitted model.
-
-    Raises
-    ------
-    ReportError
-        The file cannot be read or fitted (one line saying why).
-    """
-    from iochar.analyze import fsu
-    from iochar.load import bench
-
-    if not calibration:
-        return fsu.table_i_model()
-    try:
-        return fsu.fit_cost_model(bench.read_calibration(calibration))
-    except IocharError as exc:
-        raise ReportError(f"calibration {calibration!r}: {exc}") from None
+def cost_model(calibration: str = "") -> fsu.CostModel:
+    """Deprecated: :func:`iochar.analyze.fsu.cost_model` (``calibration``)."""
+    warn_moved("iochar.narrate.system.cost_model", "iochar.analyze.fsu.cost_model")
+    return fsu.cost_model(calibration)
 
 
-def load_ratio(series: pd.DataFrame, model) -> pd.DataFrame:
-    """:func:`iochar.analyze.fsu.load_ratio` from the histograms, empty when nothing was used.
-
-    Parameters
-    ----------
-    series : pandas.DataFrame
-        The result of :func:`iochar.analyze.fsu.fsu_series`.
-    model : iochar.analyze.fsu.CostModel
-        The model the series was computed with.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Per target plus an "all" row (see ``load_ratio``); no rows when the series
-        has no used interval.
-    """
-    from iochar.analyze import fsu
-
-    if series["fsu_pct"].notna().any():
-        return fsu.load_ratio(series, model)
-    cols = ["fsu_load_pct", "bw_load_pct", "ratio", "seconds", "bw_seconds"]
-    return pd.DataFrame(columns=cols, index=pd.Index([], name="target"), dtype=float)
+def load_ratio(series: pd.DataFrame, model: fsu.CostModel) -> pd.DataFrame:
+    """Deprecated: :func:`iochar.analyze.fsu.load_ratio_or_empty` (``series``, ``model``)."""
+    warn_moved("iochar.narrate.system.load_ratio", "iochar.analyze.fsu.load_ratio_or_empty")
+    return fsu.load_ratio_or_empty(series, model)
 
 
 # --------------------------------------------------------------------------- narrative
@@ -568,7 +525,8 @@ def fsu_vs_bandwidth(ratio: pd.DataFrame) -> str:
     Parameters
     ----------
     ratio : pandas.DataFrame
-        :func:`iochar.analyze.fsu.load_ratio` (or :func:`load_ratio`) output.
+        :func:`iochar.analyze.fsu.load_ratio` (or
+        :func:`~iochar.analyze.fsu.load_ratio_or_empty`) output.
 
     Returns
     -------

@@ -21,6 +21,7 @@ import iochar
 from iochar.analyze import characterize, classify, cycles, fileio
 from iochar.datasets.synth import make_scenario
 from iochar.narrate import apps, fmt_bytes, fmt_num, fmt_pct, fmt_rate, fmt_s, plural
+from iochar.plot import tables
 from tests.narrate import shown
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -92,9 +93,9 @@ def _no_nan(text: str) -> None:
 def test_pick_job_is_the_job_that_moved_most(mixed):
     per = _per_job(mixed["db"])
     want = int((per["r"] + per["w"]).idxmax())
-    assert apps.pick_job(mixed["t1"]) == want == 0  # ccm moved most
-    assert apps.pick_job(mixed["t1"], 2) == 2
-    assert apps.pick_job(mixed["t1"].iloc[0:0]) is None
+    assert characterize.pick_job(mixed["t1"]) == want == 0  # ccm moved most
+    assert characterize.pick_job(mixed["t1"], 2) == 2
+    assert characterize.pick_job(mixed["t1"].iloc[0:0]) is None
 
 
 def test_pick_job_prefers_jobs_with_ops():
@@ -105,29 +106,29 @@ def test_pick_job_prefers_jobs_with_ops():
             "basis": ["ops", "file_stats:POSIX", "ops"],
         }
     )
-    assert apps.pick_job(t) == 2
-    assert apps.pick_job(t.assign(basis="file_stats:POSIX")) == 1
+    assert characterize.pick_job(t) == 2
+    assert characterize.pick_job(t.assign(basis="file_stats:POSIX")) == 1
 
 
 @pytest.mark.parametrize("runtime", [0.9, 10.132, 145.6, 1893.0, 20000.0])
 def test_rate_bin_is_nice_and_gives_at_most_200_bins(runtime):
     t = pd.DataFrame({"job_id": [5], "runtime_s": [runtime]})
-    b = apps.rate_bin_s(t, 5)
+    b = characterize.rate_bin_s(t, 5)
     mant = b / 10 ** np.floor(np.log10(b))
     assert round(mant, 9) in (1.0, 2.0, 5.0)
     assert runtime / b <= 200 < runtime / (b * 0.5 if round(mant, 9) != 5 else b * 0.4)
-    assert apps.rate_bin_s(t, 5, 0.25) == 0.25
-    assert apps.rate_bin_s(t.assign(runtime_s=np.nan), 5) == 1.0
+    assert characterize.rate_bin_s(t, 5, 0.25) == 0.25
+    assert characterize.rate_bin_s(t.assign(runtime_s=np.nan), 5) == 1.0
 
 
 def test_table_views_are_in_binary_units_most_io_first(mixed):
     t1 = mixed["t1"]
-    v = apps.table1_view(t1)
+    v = tables.table1_view(t1)
     assert list(v["job_id"]) == list(t1.sort_values("io_bytes", ascending=False)["job_id"])
     row = t1.set_index("job_id").loc[0]
     assert v.set_index("job_id").loc[0, "I/O done [MiB]"] == round(row["io_bytes"] / MiB, 1)
-    assert len(apps.table1_view(t1, top=2)) == 2
-    v2 = apps.table2_view(mixed["t2"]).set_index("job_id")
+    assert len(tables.table1_view(t1, top=2)) == 2
+    v2 = tables.table2_view(mixed["t2"]).set_index("job_id")
     per = _per_job(mixed["db"])
     rt = t1.set_index("job_id")["runtime_s"]
     assert v2.loc[1, "write MiB/s"] == round(per.loc[1, "w"] / rt.loc[1] / MiB, 3)
@@ -135,10 +136,25 @@ def test_table_views_are_in_binary_units_most_io_first(mixed):
 
 def test_by_app_averages_per_application(mixed):
     t = pd.concat([mixed["t1"], mixed["t1"].assign(job_id=lambda d: d.job_id + 10)])
-    g = apps.by_app(t).set_index("app")
+    means = characterize.app_means(t)
+    g = tables.app_means_view(means).set_index("app")
     assert (g["jobs"] == 2).all()
     per = _per_job(mixed["db"])
     assert g.loc["ccm", "total I/O done [MiB]"] == round(2 * per.loc[0].sum() / MiB, 1)
+    m = means.set_index("app")  # the averages themselves stay in bytes and seconds
+    assert m.loc["ccm", "total_io_bytes"] == 2 * per.loc[0].sum()
+    assert m.loc["ccm", "io_bytes"] == per.loc[0].sum()
+    assert list(g.index) == list(m.index)  # most I/O first
+
+
+def test_class_view_is_one_jobs_files_in_mib(mixed):
+    labels = mixed["labels"]
+    v = tables.class_view(labels, 0)
+    mine = labels[labels["job_id"] == 0].reset_index(drop=True)
+    assert len(v) == len(mine) > 0 and set(v["job_id"]) == {0}
+    assert list(v["class"]) == list(mine["class"])
+    assert list(v["MiB written"]) == list((mine["bytes_written"] / MiB).round(2))
+    assert len(tables.class_view(labels)) == len(labels)
 
 
 def test_job_periods_finds_ccm_checkpoint_cycle(mixed):
@@ -339,7 +355,7 @@ def test_cycles_summary_without_a_period(mixed, gcm_only):
 
 def test_job_choice_says_why(mixed):
     t1 = mixed["t1"]
-    auto = apps.job_choice(t1, apps.pick_job(t1))
+    auto = apps.job_choice(t1, characterize.pick_job(t1))
     per = _per_job(mixed["db"])
     assert "job 0 (ccm)" in auto and "the job that moved the most bytes among the 3 jobs" in auto
     assert fmt_bytes(per.loc[0].sum()) in auto

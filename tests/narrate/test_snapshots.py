@@ -58,7 +58,7 @@ def _listing(root: str, taken: dt.datetime, files: list[tuple[str, int, float, i
 # ---------------------------------------------------------------- choose
 def test_choose_latest_and_previous_of_the_same_tree(real):
     store, ids = real
-    sel = N.choose(store)
+    sel = S.choose(store)
     snaps = store.sql("SELECT snapshot_id, taken_at, root FROM snapshots").df()
     dated = snaps.dropna(subset=["taken_at"]).sort_values("taken_at")
     assert sel.snapshot_id == dated["snapshot_id"].iloc[-1] == ids["tornado-after.find"]
@@ -68,13 +68,13 @@ def test_choose_latest_and_previous_of_the_same_tree(real):
 
 def test_choose_single_snapshot_tree_has_no_pair(real):
     store, ids = real
-    sel = N.choose(store, ids["ubuntu-18.04-bin.stat"])
+    sel = S.choose(store, ids["ubuntu-18.04-bin.stat"])
     assert not sel.has_pair and sel.before_id is None
 
 
 def test_choose_before_only_finds_the_later_one(real):
     store, ids = real
-    sel = N.choose(store, before_id=ids["tornado-before.find"])
+    sel = S.choose(store, before_id=ids["tornado-before.find"])
     assert sel.after_id == ids["tornado-after.find"]
 
 
@@ -84,19 +84,19 @@ def test_choose_before_only_finds_the_later_one(real):
 )
 def test_choose_rejects_unknown_ids(real, kwargs, word):
     with pytest.raises(ReportError, match=word):
-        N.choose(real[0], **kwargs)
+        S.choose(real[0], **kwargs)
 
 
 def test_choose_rejects_unreadable_now(real):
     with pytest.raises(ReportError, match="now 'yesterday'"):
-        N.choose(real[0], now="yesterday")
+        S.choose(real[0], now="yesterday")
 
 
 # ---------------------------------------------------------------- summary
 @pytest.mark.parametrize("name", ["tornado-before.find", "ubuntu-18.04-bin.stat"])
 def test_summary_counts_files_and_bytes(real, name):
     store, ids = real
-    sel = N.choose(store, ids[name])
+    sel = S.choose(store, ids[name])
     raw = _raw(store, ids[name])
     text = N.summary(sel, S.size_cdf(store, ids[name]))
     assert f"lists {len(raw):,} regular files holding {fmt_bytes(raw['size'].sum())}" in text
@@ -169,7 +169,7 @@ def test_sizes_empty_and_all_empty(store):
     assert N.sizes(S.size_cdf(store, _sid(store, zeros))) == (
         "All 3 files in the snapshot are empty (0 bytes)."
     )
-    sel = N.choose(store, _sid(store, no_files))
+    sel = S.choose(store, _sid(store, no_files))
     assert "lists no regular files" in N.summary(sel, df)
 
 
@@ -184,7 +184,7 @@ def test_ages_medians_and_month_from_the_listing(store):
     ages_s = np.array([2, 10, 25, 45, 100, 400, 900]) * day
     sizes = np.array([10, 10, 10, 10, 5000, 6000, 7000])
     sid = _ages_listing(store, ages_s, sizes)
-    sel = N.choose(store, sid)
+    sel = S.choose(store, sid)
     text = N.ages(S.age_cdf(store, sid), sel, kind="mtime")
     order = np.argsort(ages_s)
     a, s = ages_s[order], sizes[order]
@@ -206,7 +206,7 @@ def test_ages_follow_the_reference_time(store):
     later = EPOCH + dt.timedelta(days=40)
     texts = [
         N.ages(S.age_cdf(store, sid, now=sel.now), sel)
-        for sel in (N.choose(store, sid), N.choose(store, sid, now=later.isoformat()))
+        for sel in (S.choose(store, sid), S.choose(store, sid, now=later.isoformat()))
     ]
     assert "50.0% of the files" in texts[0] and "in the last hour" in texts[0]
     assert "(the given reference time)" in texts[1]
@@ -222,7 +222,7 @@ def test_ages_counts_files_after_the_reference_time(real):
     taken = store.sql("SELECT taken_at FROM snapshots WHERE snapshot_id = $s", {"s": sid})
     future = int((raw["mtime"] > taken.fetchall()[0][0]).sum())
     assert future > 0
-    text = N.ages(S.age_cdf(store, sid), N.choose(store, sid))
+    text = N.ages(S.age_cdf(store, sid), S.choose(store, sid))
     assert f"{future} files have their mtime after the reference time" in text
 
 
@@ -237,8 +237,8 @@ def test_ages_empty():
 def test_growth_numbers_and_contributors_from_paths(real):
     store, ids = real
     b, a = _raw(store, ids["tornado-before.find"]), _raw(store, ids["tornado-after.find"])
-    sel = N.choose(store)
-    text = N.growth(N.growth_tables(store, sel), sel)
+    sel = S.choose(store)
+    text = N.growth(S.growth_tables(store, sel), sel)
     new = set(a["path"]) - set(b["path"])
     gone = set(b["path"]) - set(a["path"])
     assert (
@@ -277,9 +277,9 @@ def test_growth_by_owner_names_both_contributors(store):
     after = before + [(f"small{i}", 10, 1, 2) for i in range(5)] + [("big", 90_000, 1, 1)]
     b = _sid(store, store.load(_listing("/o", EPOCH, before)))
     a = _sid(store, store.load(_listing("/o", EPOCH + dt.timedelta(hours=1), after)))
-    sel = N.choose(store)
+    sel = S.choose(store)
     assert (sel.before_id, sel.after_id) == (b, a)
-    text = N.growth(N.growth_tables(store, sel), sel)
+    text = N.growth(S.growth_tables(store, sel), sel)
     added_bytes = 5 * 10 + 90_000
     assert f"{fmt_s(3600)} later" in text
     assert f"uid 2 gained the most files (+5, {fmt_pct(5 / 6)} of the net +6)" in text
@@ -292,8 +292,8 @@ def test_growth_by_owner_names_both_contributors(store):
 def test_growth_single_snapshot_says_it_cannot(real):
     store, ids = real
     sid = ids["ubuntu-18.04-bin.stat"]
-    sel = N.choose(store, sid)
-    tables = N.growth_tables(store, sel)
+    sel = S.choose(store, sid)
+    tables = S.growth_tables(store, sel)
     assert all(len(t) == 0 for t in tables.values())
     text = N.growth(tables, sel)
     assert text.startswith(
@@ -305,18 +305,18 @@ def test_growth_single_snapshot_says_it_cannot(real):
 
 def test_growth_earliest_snapshot_points_to_later_ones(real):
     store, ids = real
-    sel = N.choose(store, ids["tornado-before.find"])
-    text = N.growth(N.growth_tables(store, sel), sel)
+    sel = S.choose(store, ids["tornado-before.find"])
+    text = N.growth(S.growth_tables(store, sel), sel)
     assert f"set `after_id` to a later one ({ids['tornado-after.find']})" in text
 
 
 def test_growth_identical_snapshots_and_older_hint(real):
     store, ids = real
     walker = _sid(store, store.load(DATA / "tornado-after.parquet"))
-    sel = N.choose(store)
+    sel = S.choose(store)
     assert (sel.before_id, sel.after_id) == (ids["tornado-after.find"], walker)
     raw = _raw(store, walker)
-    text = N.growth(N.growth_tables(store, sel), sel)
+    text = N.growth(S.growth_tables(store, sel), sel)
     assert (
         f"nothing changed: both list the same {len(raw)} paths holding "
         f"{fmt_bytes(raw['size'].sum())}"
@@ -325,9 +325,9 @@ def test_growth_identical_snapshots_and_older_hint(real):
 
 
 def test_growth_no_snapshots(store):
-    sel = N.choose(store)
+    sel = S.choose(store)
     assert sel.snapshot_id is None
-    assert N.growth(N.growth_tables(store, sel), sel) == (
+    assert N.growth(S.growth_tables(store, sel), sel) == (
         "This database holds no snapshot, so growth cannot be computed."
     )
     assert "no file-system snapshot" in N.summary(sel, pd.DataFrame())

@@ -192,7 +192,7 @@ def test_fsu_summary_numbers(brw):
 
 def test_fsu_vs_bandwidth_numbers_and_verdict(brw, store):
     model = fsu.table_i_model()
-    ratio = system.load_ratio(fsu.fsu_series(brw, model), model)
+    ratio = fsu.load_ratio_or_empty(fsu.fsu_series(brw, model), model)
     nv = _naive_fsu(brw, model)
     per = nv.groupby("target").agg(busy=("busy", "sum"), bw=("bw_busy", "sum"), iv=("iv", "sum"))
     f_load = (100 * per["busy"] / per["iv"]).mean()
@@ -221,7 +221,7 @@ def test_fsu_vs_bandwidth_numbers_and_verdict(brw, store):
         ),
     )
     small = fsu.fsu_series(store, model, targets=["small"])
-    text2 = system.fsu_vs_bandwidth(system.load_ratio(small, model))
+    text2 = system.fsu_vs_bandwidth(fsu.load_ratio_or_empty(small, model))
     w0, w1 = fsu.TABLE_I["write"]
     r0, r1 = fsu.TABLE_I["read"]
     busy = 2000 * (w0 + w1 * 4096) + 1000 * (r0 + r1 * 4096)
@@ -266,19 +266,19 @@ def test_transfer_sizes_follow_the_histogram(brw, store):
 
 
 def test_model_summary_and_cost_model(tmp_path):
-    table_i = system.cost_model("")
+    table_i = fsu.cost_model("")
     text = shown(system.model_summary(table_i))
     assert "Uselton & Wright 2013, Table I" in text
     for op, (a0, a1) in fsu.TABLE_I.items():
         assert f"{op}s cost {a0 * 1e3:.3g} ms per I/O plus the bytes at {fmt_rate(1 / a1)}" in text
         assert f"at most {1 / a0:,.0f} I/Os/s" in text
-    fitted = system.cost_model(str(FIO))
+    fitted = fsu.cost_model(str(FIO))
     text2 = system.model_summary(fitted)
     assert fitted.source_.startswith("fit") and fitted.source_ in text2
     assert f"{fmt_pct(fitted.r2_['write'])} of the write time per I/O" in text2
     assert f"{fitted.a0_['read'] * 1e3:.3g} ms" in text2
     with pytest.raises(ReportError, match="calibration .*nope.json"):
-        system.cost_model(str(tmp_path / "nope.json"))
+        fsu.cost_model(str(tmp_path / "nope.json"))
 
 
 def test_inputs_summary(real, brw):
@@ -312,7 +312,7 @@ def test_empty_results_say_so(store):
     model = fsu.table_i_model()
     series = fsu.fsu_series(store, model)
     assert system.fsu_summary(series, fsu.load_table(series)).startswith("No brw_stats")
-    ratio = system.load_ratio(series, model)
+    ratio = fsu.load_ratio_or_empty(series, model)
     assert ratio.empty and system.fsu_vs_bandwidth(ratio).startswith("No used FSU interval")
     assert system.transfer_sizes(fsu.size_histogram(store)) == (
         "No disk I/Os in the brw_stats histograms of this selection."
