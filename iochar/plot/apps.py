@@ -12,7 +12,20 @@ import numpy as np
 import pandas as pd
 
 from iochar.errors import ParameterError
-from iochar.plot._common import THEME, _alt, _need
+from iochar.plot._common import (
+    NUM_FORMAT,
+    THEME,
+    NoChart,
+    _alt,
+    _byte_unit,
+    _bytes_text,
+    _duration_text,
+    _duration_unit,
+    _few_points,
+    _log_duration_axis,
+    _need,
+    _title,
+)
 
 __all__ = [
     "class_rate_chart",
@@ -34,19 +47,41 @@ def class_rate_chart(df: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.Chart
-        ``bps`` over ``t_s``, one colour per class.
+    altair.Chart or NoChart
+        ``bps`` over ``t_s``, one colour per class, the rate in one binary unit
+        (``data rate [MiB/s]``) and the time since job start in s, min or h. A
+        :class:`NoChart` with fewer than two time bins.
     """
     _need(df, ("t_s", "class", "bps"), "class_rate_chart")
+    none = _few_points(
+        df, "t_s", "data-rate chart", y="bps", noun=("time bin", "time bins"),
+        show=lambda t: f"{_duration_text(float(t))} after job start",
+    )  # fmt: skip
+    if none is not None:
+        return none
     alt = _alt()
+    rate, tu = _byte_unit(df["bps"], rate=True), _duration_unit(df["t_s"])
+    d = pd.DataFrame(
+        {
+            "t": tu.scale(df["t_s"]),
+            "class": df["class"].astype(str),
+            "rate": rate.scale(df["bps"]),
+            "ios": df["ios"] if "ios" in df.columns else np.nan,
+        }
+    )
     return (
-        alt.Chart(df)
+        alt.Chart(d)
         .mark_area()
         .encode(
-            x=alt.X("t_s:Q", title="time since job start [s]"),
-            y=alt.Y("bps:Q", stack=True, title="bytes/s"),
+            x=alt.X("t:Q", title=_title("time since job start", tu)),
+            y=alt.Y("rate:Q", stack=True, title=_title("data rate", rate)),
             color=alt.Color("class:N", title="I/O class"),
-            tooltip=["t_s:Q", "class:N", "bps:Q", "ios:Q"],
+            tooltip=[
+                alt.Tooltip("t:Q", format=NUM_FORMAT, title=_title("time since job start", tu)),
+                "class:N",
+                alt.Tooltip("rate:Q", format=NUM_FORMAT, title=_title("data rate", rate)),
+                "ios:Q",
+            ],
         )
         .properties(**{**THEME, **overrides})
     )
@@ -64,11 +99,21 @@ def class_breakdown_chart(df: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.Chart
+    altair.Chart or NoChart
         Horizontal bars of ``bytes_share``, ``ops_share`` (when present) and
-        ``files_share`` per class.
+        ``files_share`` per class. A :class:`NoChart` when the data hold fewer
+        than two classes (all shares would be 100%).
     """
     _need(df, ("class", "bytes_share", "files_share"), "class_breakdown_chart")
+    used = df[(df["bytes_share"].fillna(0) > 0) | (df["files_share"].fillna(0) > 0)]
+    classes = used["class"].dropna().astype(str).unique()
+    if len(classes) < 2:
+        if not len(classes):
+            return NoChart("No I/O-class chart: no file was classified.")
+        return NoChart(
+            f"No I/O-class chart: every file is in one class, {classes[0]}, "
+            "which holds all bytes, operations and files."
+        )
     alt = _alt()
     shares = [c for c in ("bytes_share", "ops_share", "files_share") if c in df.columns]
     long = df.melt(id_vars=["class"], value_vars=shares, var_name="by")
@@ -137,15 +182,23 @@ def periodogram_chart(result, *, max_points: int = 2000, **overrides: Any):
         raise ParameterError("result", caller, "a PeriodResult", type(result).__name__)
     if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
         raise ParameterError("max_points", caller, "an int >= 2", max_points)
-    alt = _alt()
     spec = _thin_spectrum(result.spectrum, max_points)
     spec = spec[spec["power"] > 0]
-    x = alt.X("period_s:Q", scale=alt.Scale(type="log"), title="period [s]")
+    if len(spec) < 2:
+        why = getattr(result, "reason", "") or "the spectrum has no power above zero"
+        return NoChart(f"No periodogram: {why}.")
+    alt = _alt()
+    x = alt.X("period_s:Q", **_log_duration_axis(spec["period_s"], title="period"))
     base = alt.Chart(spec).encode(x=x)
     power = base.mark_line(strokeWidth=1).encode(
-        y=alt.Y("power:Q", scale=alt.Scale(type="log"), title="power [unit² per sample]"),
+        y=alt.Y(
+            "power:Q",
+            scale=alt.Scale(type="log"),
+            axis=alt.Axis(format=".0e"),
+            title="power [unit² per sample]",
+        ),
         tooltip=[
-            alt.Tooltip("period_s:Q", format=".4g"),
+            alt.Tooltip("period_s:Q", format=".4g", title="period [s]"),
             alt.Tooltip("power:Q", format=".3g"),
             alt.Tooltip("false_alarm:Q", format=".2g"),
         ],
@@ -153,7 +206,8 @@ def periodogram_chart(result, *, max_points: int = 2000, **overrides: Any):
     threshold = base.mark_line(strokeDash=[4, 3], color="#9d9d9d").encode(y="threshold:Q")
     periods = result.periods.assign(
         label=lambda d: [
-            f"{p:.4g} s ({c:.3f})" for p, c in zip(d["period_s"], d["confidence"], strict=True)
+            f"{_duration_text(p)} ({c:.3f})"
+            for p, c in zip(d["period_s"], d["confidence"], strict=True)
         ]
     )
     cols = ["rank", "period_s", "confidence", "jitter", "n_cycles", "label"]
@@ -161,7 +215,7 @@ def periodogram_chart(result, *, max_points: int = 2000, **overrides: Any):
         x=x,
         tooltip=[
             "rank:Q",
-            alt.Tooltip("period_s:Q", format=".4g"),
+            alt.Tooltip("label:N", title="period (confidence)"),
             alt.Tooltip("confidence:Q", format=".4f"),
             alt.Tooltip("jitter:Q", format=".3f"),
             alt.Tooltip("n_cycles:Q", format=".1f"),
@@ -187,27 +241,44 @@ def cycles_chart(result, **overrides: Any):
 
     Returns
     -------
-    altair.LayerChart
-        One bar per cycle from its start to its end [s since the first
-        sample], as high as its volume [signal unit], coloured by
-        ``similarity`` (partial first and last cycles faded), with the median
-        complete cycle's volume as a dashed rule.
+    altair.LayerChart or NoChart
+        One bar per cycle from its start to its end [s, min or h since the
+        first sample], as high as its volume (``bytes``, in one binary unit),
+        coloured by ``similarity`` (partial first and last cycles faded), with
+        the median complete cycle's volume as a dashed rule. A
+        :class:`NoChart` with fewer than two cycles.
     """
     from iochar.analyze.cycles import CycleResult
 
     if not isinstance(result, CycleResult):
         raise ParameterError("result", "cycles_chart", "a CycleResult", type(result).__name__)
-    alt = _alt()
     cyc = result.cycles
+    what = f"cycles chart (period {_duration_text(result.period_s)})"
+    if len(cyc) < 2:
+        if cyc.empty:
+            return NoChart(f"No {what}: the signal holds no cycle.")
+        r = cyc.iloc[0]
+        return NoChart(
+            f"No {what}: one cycle only, {_duration_text(float(r['duration_s']))} "
+            f"moving {_bytes_text(float(r['bytes']))}."
+        )
+    alt = _alt()
     full = cyc[cyc["complete"]]
     med = float(full["bytes"].median()) if len(full) else float(cyc["bytes"].median())
+    vol, tu = _byte_unit(cyc["bytes"]), _duration_unit(cyc["end_s"])
+    d = cyc[["cycle", "complete", "similarity", "ops"]].assign(
+        start=tu.scale(cyc["start_s"]),
+        end=tu.scale(cyc["end_s"]),
+        duration=tu.scale(cyc["duration_s"]),
+        volume=vol.scale(cyc["bytes"]),
+    )
     bars = (
-        alt.Chart(cyc)
+        alt.Chart(d)
         .mark_rect()
         .encode(
-            x=alt.X("start_s:Q", title="time [s]"),
-            x2="end_s",
-            y=alt.Y("bytes:Q", title="volume per cycle"),
+            x=alt.X("start:Q", title=_title("time", tu)),
+            x2="end",
+            y=alt.Y("volume:Q", title=_title("volume per cycle", vol)),
             y2=alt.datum(0),
             color=alt.Color(
                 "similarity:Q", scale=alt.Scale(domain=[0, 1], scheme="viridis"), title="similarity"
@@ -215,18 +286,18 @@ def cycles_chart(result, **overrides: Any):
             opacity=alt.condition(alt.datum.complete, alt.value(0.9), alt.value(0.35)),
             tooltip=[
                 "cycle:Q",
-                alt.Tooltip("start_s:Q", format=".4g"),
-                alt.Tooltip("duration_s:Q", format=".4g"),
-                alt.Tooltip("bytes:Q", format=",.0f"),
+                alt.Tooltip("start:Q", format=NUM_FORMAT, title=_title("start", tu)),
+                alt.Tooltip("duration:Q", format=NUM_FORMAT, title=_title("duration", tu)),
+                alt.Tooltip("volume:Q", format=NUM_FORMAT, title=_title("volume", vol)),
                 alt.Tooltip("ops:Q", format=",.0f"),
                 alt.Tooltip("similarity:Q", format=".3f"),
             ],
         )
     )
     rule = (
-        alt.Chart(pd.DataFrame({"median": [med]}))
+        alt.Chart(pd.DataFrame({"median": [med / vol.size]}))
         .mark_rule(strokeDash=[4, 3], color="#9d9d9d")
-        .encode(y="median:Q")
+        .encode(y=alt.Y("median:Q", title=_title("volume per cycle", vol)))
     )
-    title = f"cycles of {result.period_s:.4g} s, similarity {result.similarity:.3f}"
+    title = f"cycles of {_duration_text(result.period_s)}, similarity {result.similarity:.3f}"
     return alt.layer(bars, rule).properties(**{**THEME, "title": title, **overrides})

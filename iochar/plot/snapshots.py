@@ -10,7 +10,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from iochar.plot._common import THEME, _alt, _need
+from iochar.plot._common import (
+    THEME,
+    NoChart,
+    _alt,
+    _bytes_text,
+    _duration_text,
+    _log_bytes_axis,
+    _log_duration_axis,
+    _need,
+)
 
 __all__ = [
     "size_cdf_chart",
@@ -35,22 +44,62 @@ def _thin_cdf(df: pd.DataFrame, x: str, max_points: int) -> pd.DataFrame:
     return pos.iloc[idx]
 
 
+def _one_step(
+    df: pd.DataFrame, pos: pd.DataFrame, x: str, what: str, show, left_off: str
+) -> NoChart | None:
+    """A NoChart when the CDF on its log axis is one step: no positive ``x``, or all
+    of them within 2 significant digits of each other (the steps coincide)."""
+    kept = float(df["cdf_files"].max()) if len(df) else 0.0
+    below = float(df.loc[~df.index.isin(pos.index), "cdf_files"].max()) if len(pos) < len(df) else 0
+    off = f"; {below:.0%} of files ({left_off}) are left off its log axis" if below > 0 else ""
+    if df.empty:
+        return NoChart(f"No {what}: the snapshot lists no file.")
+    if pos.empty:
+        return NoChart(f"No {what}: no file is on its log axis (all are {left_off}).")
+    v = pos[x].astype(float)
+    lo, hi = float(v.min()), float(v.max())
+    if len({float(f"{a:.2g}") for a in v}) > 1:
+        return None
+    at = show(lo) if show(lo) == show(hi) else f"{show(lo)} to {show(hi)}"
+    n = int(pos["files"].sum()) if "files" in pos else len(pos)
+    share = f"{(kept - below):.0%} of " if below > 0 else ""
+    return NoChart(
+        f"No {what}: {share}the files ({n:,}) are all at {at}, so the curve is a single step{off}."
+    )
+
+
 def _cdf_chart(
-    df: pd.DataFrame, x: str, x_title: str, overrides: dict[str, Any], max_points: int = 2000
+    df: pd.DataFrame,
+    x: str,
+    what: str,
+    axis: dict,
+    show,
+    left_off: str,
+    overrides: dict[str, Any],
+    max_points: int = 2000,
 ):
+    """Two step lines (by file count, by bytes) over a log ``x`` axis, or a NoChart."""
+    pos = df[pd.to_numeric(df[x], errors="coerce") > 0]  # a log axis has no place for 0
+    none = _one_step(df, pos, x, what, show, left_off)
+    if none is not None:
+        return none
     alt = _alt()
-    df = _thin_cdf(df.sort_values(x), x, max_points)
-    long = df.melt(id_vars=[x], value_vars=["cdf_files", "cdf_bytes"], var_name="by")
+    d = _thin_cdf(pos.sort_values(x), x, max_points)
+    long = d.melt(id_vars=[x], value_vars=["cdf_files", "cdf_bytes"], var_name="by")
     long["by"] = long["by"].map({"cdf_files": "by file count", "cdf_bytes": "by bytes"})
-    long = long[long[x] > 0]  # a log axis has no place for 0
+    long["at"] = long[x].map(show)
     return (
         alt.Chart(long)
         .mark_line(interpolate="step-after")
         .encode(
-            x=alt.X(f"{x}:Q", scale=alt.Scale(type="log"), title=x_title),
+            x=alt.X(f"{x}:Q", **axis),
             y=alt.Y("value:Q", axis=alt.Axis(format="%"), title="cumulative share"),
             color=alt.Color("by:N", title=None),
-            tooltip=[f"{x}:Q", "by:N", alt.Tooltip("value:Q", format=".1%")],
+            tooltip=[
+                alt.Tooltip("at:N", title=axis["title"]),
+                "by:N",
+                alt.Tooltip("value:Q", format=".1%"),
+            ],
         )
         .properties(**{**THEME, **overrides})
     )
@@ -72,11 +121,19 @@ def size_cdf_chart(df: pd.DataFrame, *, max_points: int = 2000, **overrides: Any
 
     Returns
     -------
-    altair.Chart
-        Two step lines over a log size axis (empty files are left off it).
+    altair.Chart or NoChart
+        Two step lines over a log size axis with ticks in binary units
+        (``1 KiB``, ``1 MiB``; empty files are left off it). A :class:`NoChart`
+        when every non-empty file has the same size to 2 significant digits (one
+        step); the sentence says what share of files the log axis leaves off.
     """
     _need(df, ("size_bytes", "cdf_files", "cdf_bytes"), "size_cdf_chart")
-    return _cdf_chart(df, "size_bytes", "file size [bytes]", overrides, max_points)
+    pos = df.loc[pd.to_numeric(df["size_bytes"], errors="coerce") > 0, "size_bytes"]
+    axis = _log_bytes_axis(pos, title="file size")
+    return _cdf_chart(
+        df, "size_bytes", "file-size CDF", axis, lambda b: _bytes_text(float(b)), "empty files",
+        overrides, max_points,
+    )  # fmt: skip
 
 
 def age_cdf_chart(df: pd.DataFrame, *, max_points: int = 2000, **overrides: Any):
@@ -94,8 +151,17 @@ def age_cdf_chart(df: pd.DataFrame, *, max_points: int = 2000, **overrides: Any)
 
     Returns
     -------
-    altair.Chart
-        Two step lines over a log age axis in days.
+    altair.Chart or NoChart
+        Two step lines over a log age axis with ticks in s, min, h and d
+        (``1 h``, ``1 d``, ``100 d``). A :class:`NoChart` when every file with a
+        positive age has the same age to 2 significant digits (one step).
     """
     _need(df, ("age_days", "cdf_files", "cdf_bytes"), "age_cdf_chart")
-    return _cdf_chart(df, "age_days", "age [days]", overrides, max_points)
+    keep = [c for c in ("files", "cdf_files", "cdf_bytes") if c in df.columns]
+    d = df[keep].assign(age_s=df["age_days"].astype(float) * 86400)
+    pos = d.loc[d["age_s"] > 0, "age_s"]
+    axis = _log_duration_axis(pos, title="file age")
+    return _cdf_chart(
+        d, "age_s", "file-age CDF", axis, lambda a: f"age {_duration_text(float(a))}",
+        "age 0 or less", overrides, max_points,
+    )  # fmt: skip

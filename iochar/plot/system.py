@@ -7,12 +7,33 @@ model (Uselton & Wright 2013, Figs. 7, 10-12).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
 
 from iochar.errors import ParameterError
-from iochar.plot._common import THEME, _alt, _need
+from iochar.plot._common import (
+    NUM_FORMAT,
+    THEME,
+    NoChart,
+    _alt,
+    _break_gaps,
+    _byte_unit,
+    _bytes_text,
+    _duration_text,
+    _duration_unit,
+    _few_points,
+    _log_bytes_axis,
+    _need,
+    _thin_max,
+    _time_text,
+    _time_tooltip,
+    _time_x,
+    _title,
+    _Unit,
+    _utc,
+)
 from iochar.result import evidence_of
 
 __all__ = [
@@ -40,22 +61,55 @@ def throughput_chart(df: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.FacetChart
-        Lines of ``rate_per_s`` over ``ts`` coloured by target; intervals
-        flagged as reset, wrap or gap are marked with points.
+    altair.FacetChart or NoChart
+        Lines of ``rate_per_s`` over ``ts`` (UTC) coloured by target, in one
+        binary unit per chart (``rate [MiB/s]``; rows named ``read``, ``write``)
+        when every metric counts bytes, else with each row's own scale and its
+        unit in the row's name (``read_bytes [MiB/s]``, ``read_ios [per s]``);
+        intervals flagged as reset, wrap or gap are marked with points, and a
+        line breaks where its record has a hole (a step over 3 times the
+        median). A :class:`NoChart` when fewer than two times have a rate.
     """
     _need(df, ("target", "metric", "ts", "rate_per_s", "flagged"), "throughput_chart")
+    none = _few_points(df, "ts", "throughput chart", y="rate_per_s", show=_time_text)
+    if none is not None:
+        return none
     alt = _alt()
-    base = alt.Chart(df).encode(
-        x=alt.X("ts:T", title="time (UTC)"),
-        y=alt.Y("rate_per_s:Q", title="per second"),
+    d = df[["target", "metric", "ts", "rate_per_s", "flagged"]].copy()
+    d["metric"] = d["metric"].astype(str)
+    is_bytes = d["metric"].str.endswith("_bytes")
+    unit = _byte_unit(d.loc[is_bytes, "rate_per_s"], rate=True)
+    d["rate"] = d["rate_per_s"].astype(float).where(~is_bytes, unit.scale(d["rate_per_s"]))
+    all_bytes = bool(is_bytes.all())
+    if all_bytes:  # one axis title; rows "read", "write"
+        d["metric"] = d["metric"].str.removesuffix("_bytes")
+        y_title, symbol = _title("rate", unit), unit.symbol
+    else:  # each row its own scale, its unit in its name
+        d["metric"] = d["metric"].where(~is_bytes, d["metric"] + f" [{unit.symbol}]")
+        d["metric"] = d["metric"].where(is_bytes, d["metric"] + " [per s]")
+        y_title, symbol = "rate (unit in the row name)", "row unit"
+    d = _break_gaps(d.drop(columns="rate_per_s"), "ts", ["rate"], by=["target", "metric"])
+    d["ts"] = _utc(d["ts"])
+    d["target"] = d["target"].astype(str)
+    base = alt.Chart(d).encode(
+        x=_time_x("ts", d["ts"]),
+        y=alt.Y("rate:Q", title=y_title),
         color=alt.Color("target:N", title="target"),
-        tooltip=["target", "metric", "ts:T", "rate_per_s:Q", "flagged"],
+        tooltip=[
+            "target:N",
+            "metric:N",
+            _time_tooltip("ts"),
+            alt.Tooltip("rate:Q", format=NUM_FORMAT, title=f"rate [{symbol}]"),
+            "flagged:N",
+        ],
     )
     lines = base.mark_line()
-    flags = base.transform_filter(alt.datum.flagged).mark_point(shape="triangle", size=60)
+    flags = base.transform_filter(alt.datum.flagged == True).mark_point(  # noqa: E712
+        shape="triangle", size=60
+    )
     props = {**THEME, **overrides}
-    return alt.layer(lines, flags).properties(**props).facet(row=alt.Row("metric:N", title=None))
+    chart = alt.layer(lines, flags).properties(**props).facet(row=alt.Row("metric:N", title=None))
+    return chart if all_bytes else chart.resolve_scale(y="independent")
 
 
 # --- bursts (Carns et al. 2011, section 4) ---------------------------------------------
@@ -64,18 +118,10 @@ def throughput_chart(df: pd.DataFrame, **overrides: Any):
 BURST_COLORS = {"burst": "#f58518", "gap": "#9d9d9d"}
 
 
-def _thin(rates: pd.Series, max_points: int) -> pd.Series:
-    """At most ``max_points`` points: the maximum of each run of samples (peaks stay)."""
-    n = len(rates)
-    if n <= max_points:
-        return rates
-    import numpy as np
-
-    starts = np.unique(np.linspace(0, n, max_points, endpoint=False).astype(np.int64))
-    values = rates.to_numpy(float)
-    peak = np.fmax.reduceat(values, starts)
-    last = np.r_[starts[1:], n] - 1
-    return pd.Series(peak, index=rates.index[last], name=rates.name)
+def _series_counts_bytes(rates) -> bool:
+    """True unless the series' evidence names metrics and none of them counts bytes."""
+    metrics = evidence_of(rates).get("metrics")
+    return not metrics or any(str(m).endswith("_bytes") for m in metrics)
 
 
 def burst_chart(phases: pd.DataFrame, rates, *, max_points: int = 5000, **overrides: Any):
@@ -85,21 +131,26 @@ def burst_chart(phases: pd.DataFrame, rates, *, max_points: int = 5000, **overri
     ----------
     phases : pandas.DataFrame
         The result of :func:`iochar.analyze.bursts.segment`; its
-        ``attrs["threshold_per_s"]`` is drawn as a dashed rule.
+        ``attrs["threshold_per_s"]`` is drawn as a dashed rule labelled with
+        its value.
     rates : pandas.Series or pandas.DataFrame
         The series that was segmented: rates [amount/s] indexed by time, or
         a throughput() table (summed with :func:`iochar.analyze.bursts.aggregate`).
+        Drawn as bytes/s in one binary unit unless its evidence names metrics
+        none of which counts bytes.
     max_points : int, default 5000
         Longer series are thinned to this many points, each the highest rate
-        of its run of samples, so peaks stay visible.
+        of its run of samples, so peaks stay visible (and gaps still break
+        the line).
     **overrides
         Passed to ``Chart.properties``.
 
     Returns
     -------
-    altair.LayerChart
-        Shaded rectangles per burst / gap phase, the rate line, and the
-        threshold rule.
+    altair.LayerChart or NoChart
+        Shaded rectangles per burst / gap phase, the rate line (broken at
+        gaps), and the threshold rule with its value. A :class:`NoChart` when
+        fewer than two samples have a rate.
     """
     _need(phases, ("state", "start", "end"), "burst_chart")
     if isinstance(rates, pd.DataFrame):
@@ -110,42 +161,80 @@ def burst_chart(phases: pd.DataFrame, rates, *, max_points: int = 5000, **overri
         raise ParameterError("rates", "burst_chart", "a Series of rates", type(rates).__name__)
     if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
         raise ParameterError("max_points", "burst_chart", "an int >= 2", max_points)
-    alt = _alt()
     temporal = pd.api.types.is_datetime64_any_dtype(rates.index)
-    kind = "T" if temporal else "Q"
-    x_title = "time (UTC)" if temporal else "time [s]"
-    line_df = _thin(rates, max_points).rename("rate_per_s").rename_axis("t").reset_index()
+    raw = pd.DataFrame({"t": rates.index, "rate_per_s": rates.to_numpy(float)})
+    show = _time_text if temporal else (lambda v: f"{float(v):g} s")
+    none = _few_points(raw, "t", "burst chart", y="rate_per_s", show=show)
+    if none is not None:
+        return none
+    alt = _alt()
+    counts_bytes = _series_counts_bytes(rates)
+    unit = _byte_unit(raw["rate_per_s"], rate=True) if counts_bytes else _Unit("per s", 1)
+    line_df = raw.assign(rate=unit.scale(raw["rate_per_s"]))[["t", "rate"]]
+    line_df = _thin_max(_break_gaps(line_df, "t", ["rate"]), "t", ["rate"], max_points)
     shade = phases.loc[phases["state"].isin(list(BURST_COLORS)), ["state", "start", "end"]]
     shade = shade.rename(columns={"state": "phase"})
+    if temporal:
+        line_df["t"] = _utc(line_df["t"])
+        shade = shade.assign(start=_utc(shade["start"]), end=_utc(shade["end"]))
+        every = pd.concat([line_df["t"], shade["start"], shade["end"]])
+
+        def x(field, **kw):
+            return _time_x(field, every, **kw)
+
+        tips = [_time_tooltip("start", "start (UTC)"), _time_tooltip("end", "end (UTC)")]
+        t_tip = _time_tooltip("t")
+    else:
+        tu = _duration_unit(pd.concat([line_df["t"], shade["start"], shade["end"]]))
+        line_df["t"] = tu.scale(line_df["t"])
+        shade = shade.assign(start=tu.scale(shade["start"]), end=tu.scale(shade["end"]))
+
+        def x(field, **kw):
+            return alt.X(f"{field}:Q", title=_title("time", tu), **kw)
+
+        tips = [alt.Tooltip("start:Q", format=NUM_FORMAT), alt.Tooltip("end:Q", format=NUM_FORMAT)]
+        t_tip = alt.Tooltip("t:Q", format=NUM_FORMAT, title=_title("time", tu))
     rects = (
         alt.Chart(shade)
         .mark_rect(opacity=0.3)
         .encode(
-            x=alt.X(f"start:{kind}", title=x_title),
+            x=x("start"),
             x2="end",
             color=alt.Color(
                 "phase:N",
                 scale=alt.Scale(domain=list(BURST_COLORS), range=list(BURST_COLORS.values())),
                 title="phase",
             ),
-            tooltip=["phase:N", f"start:{kind}", f"end:{kind}"],
+            tooltip=["phase:N", *tips],
         )
     )
     line = (
         alt.Chart(line_df)
         .mark_line(interpolate="step-before", invalid="break-paths-show-domains")
         .encode(
-            x=alt.X(f"t:{kind}", title=x_title),
-            y=alt.Y("rate_per_s:Q", title="per second"),
-            tooltip=[f"t:{kind}", "rate_per_s:Q"],
+            x=x("t"),
+            y=alt.Y("rate:Q", title=_title("rate", unit)),
+            tooltip=[t_tip, alt.Tooltip("rate:Q", format=NUM_FORMAT, title=_title("rate", unit))],
         )
     )
     layers = [rects, line]
-    thr = evidence_of(phases).get("threshold_per_s")
-    if thr is not None:
-        rule = pd.DataFrame({"threshold_per_s": [float(thr)]})
-        layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3]).encode(y="threshold_per_s:Q"))
-    return alt.layer(*layers).properties(**{**THEME, **overrides})
+    props = {**THEME, **overrides}
+    ev = evidence_of(phases)
+    thr = ev.get("threshold_per_s")
+    if thr is not None and math.isfinite(float(thr)):
+        label = f"burst threshold {unit.text(float(thr))}"
+        if ev.get("threshold") is not None:
+            label += f" ({float(ev['threshold']):.0%} of peak)"
+        rule = pd.DataFrame({"threshold": [float(thr) / unit.size], "label": [label]})
+        base = alt.Chart(rule).encode(y=alt.Y("threshold:Q", title=_title("rate", unit)))
+        layers.append(base.mark_rule(strokeDash=[4, 3]))
+        layers.append(
+            base.mark_text(align="right", baseline="bottom", dx=-3, dy=-2, color="#444").encode(
+                x=alt.value(props["width"] if isinstance(props["width"], int) else 0),
+                text="label:N",
+            )
+        )
+    return alt.layer(*layers).properties(**props)
 
 
 def throughput_cdf_chart(cdf: pd.DataFrame, *, max_points: int = 2000, **overrides: Any):
@@ -163,12 +252,26 @@ def throughput_cdf_chart(cdf: pd.DataFrame, *, max_points: int = 2000, **overrid
 
     Returns
     -------
-    altair.Chart
-        A step line of ``share_of_time`` over ``fraction_of_peak``.
+    altair.Chart or NoChart
+        A step line of ``share_of_time`` over ``fraction_of_peak``; the x
+        title gives the peak (``evidence["peak_per_s"]``) and the tooltip the
+        rate, in one binary unit. A :class:`NoChart` when every sample has the
+        same rate (one step).
     """
     _need(cdf, ("rate_per_s", "fraction_of_peak", "share_of_time"), "throughput_cdf_chart")
     if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
         raise ParameterError("max_points", "throughput_cdf_chart", "an int >= 2", max_points)
+    peak = evidence_of(cdf).get("peak_per_s")
+    if peak is None or not math.isfinite(float(peak)):
+        peak = float(pd.to_numeric(cdf["rate_per_s"], errors="coerce").max())
+    unit = _byte_unit([peak], rate=True)
+    steps = cdf[pd.to_numeric(cdf["share_of_time"], errors="coerce") > 0]
+    none = _few_points(
+        steps, "fraction_of_peak", "throughput CDF", noun=("sample", "samples"), step=True,
+        show=lambda f: f"{float(f):.0%} of peak ({unit.text(float(f) * peak)})",
+    )  # fmt: skip
+    if none is not None:
+        return none
     alt = _alt()
     if len(cdf) > max_points:
         import numpy as np
@@ -177,20 +280,40 @@ def throughput_cdf_chart(cdf: pd.DataFrame, *, max_points: int = 2000, **overrid
         grid = np.linspace(frac[0], frac[-1], max_points - 1)
         rows = np.unique(np.r_[np.searchsorted(frac, grid, side="right") - 1, len(frac) - 1])
         cdf = cdf.iloc[rows[rows >= 0]]
+    d = cdf[["fraction_of_peak", "share_of_time"]].assign(rate=unit.scale(cdf["rate_per_s"]))
     return (
-        alt.Chart(cdf)
+        alt.Chart(d)
         .mark_line(interpolate="step-after")
         .encode(
-            x=alt.X("fraction_of_peak:Q", axis=alt.Axis(format="%"), title="share of peak"),
+            x=alt.X(
+                "fraction_of_peak:Q",
+                axis=alt.Axis(format="%"),
+                title=f"rate, share of the {unit.text(peak)} peak",
+            ),
             y=alt.Y("share_of_time:Q", axis=alt.Axis(format="%"), title="share of time"),
             tooltip=[
-                "rate_per_s:Q",
+                alt.Tooltip("rate:Q", format=NUM_FORMAT, title=_title("rate", unit)),
                 alt.Tooltip("fraction_of_peak:Q", format=".1%"),
                 alt.Tooltip("share_of_time:Q", format=".1%"),
             ],
         )
         .properties(**{**THEME, **overrides})
     )
+
+
+def _idle_rule(ev) -> str:
+    """What counts as idle, stating the threshold used (not the peak)."""
+    if ev.get("strict"):
+        return "no activity at all"
+    thr, frac = ev.get("threshold_per_s"), ev.get("idle_fraction")
+    if thr is None and frac is not None and ev.get("peak_per_s") is not None:
+        thr = float(frac) * float(ev["peak_per_s"])
+    if thr is not None and math.isfinite(float(thr)):
+        rule = f"rate below {_byte_unit([thr], rate=True).text(float(thr))}"
+        return rule + (f", i.e. below {float(frac):.0%} of peak" if frac is not None else "")
+    if frac is not None:
+        return f"below {float(frac):.0%} of peak"
+    return "idle"
 
 
 def idle_table_chart(table: pd.DataFrame, **overrides: Any):
@@ -205,20 +328,38 @@ def idle_table_chart(table: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.LayerChart
+    altair.LayerChart or NoChart
         Horizontal bars of ``percent`` of total time per bucket, in the
-        table's order, labelled with the number of periods.
+        table's order, labelled with the number of periods. A
+        :class:`NoChart` when no bucket, or only one, holds idle periods.
     """
     _need(table, ("count", "minutes", "percent"), "idle_table_chart")
-    alt = _alt()
     df = table.rename_axis("duration_min").reset_index()
     df["duration_min"] = df["duration_min"].astype(str)
-    df["label"] = df["count"].map(lambda c: f"{c:,} periods")
+    used = df[df["count"] > 0]
+    what = f"idle-period chart (idle: {_idle_rule(evidence_of(table))})"
+    if used.empty:
+        return NoChart(f"No {what}: no idle period in the record.")
+    if len(used) == 1:
+        r = used.iloc[0]
+        n = int(r["count"])
+        periods = "the one idle period lasts" if n == 1 else f"all {n:,} idle periods last"
+        return NoChart(
+            f"No {what}: {periods} {r['duration_min']} min, "
+            f"{float(r['percent']):.1f}% of the total time."
+        )
+    alt = _alt()
+    df["label"] = df["count"].map(lambda c: f"{c:,} period" + ("" if c == 1 else "s"))
     order = df["duration_min"].tolist()
     base = alt.Chart(df).encode(
-        y=alt.Y("duration_min:N", sort=order, title="idle period [minutes]"),
+        y=alt.Y("duration_min:N", sort=order, title="idle period [min]"),
         x=alt.X("percent:Q", title="% of total time"),
-        tooltip=["duration_min:N", "count:Q", "minutes:Q", alt.Tooltip("percent:Q", format=".1f")],
+        tooltip=[
+            alt.Tooltip("duration_min:N", title="idle period [min]"),
+            "count:Q",
+            alt.Tooltip("minutes:Q", format=",.1f", title="minutes"),
+            alt.Tooltip("percent:Q", format=".1f"),
+        ],
     )
     bars = base.mark_bar()
     text = base.mark_text(align="left", dx=3).encode(text="label:N")
@@ -237,8 +378,9 @@ def idle_table_style(table: pd.DataFrame):
     -------
     pandas.io.formats.style.Styler
         Columns "Count", "Cumulative Minutes", "Percentage of Total Time"
-        with in-cell bars, and a caption stating the idle definition,
-        interval, peak and gap time from ``table.evidence``.
+        with in-cell bars, and a caption stating the idle threshold used
+        (rate and share of peak), the interval and the gap time from
+        ``table.evidence``.
     """
     _need(table, ("count", "minutes", "percent"), "idle_table_style")
     heads = {
@@ -249,18 +391,11 @@ def idle_table_style(table: pd.DataFrame):
     disp = table[list(heads)].rename(columns=heads).rename_axis("Duration (minutes)")
     whole = bool((disp["Cumulative Minutes"] % 1 == 0).all())
     a = evidence_of(table)
-    if a.get("strict"):
-        rule = "no activity at all"
-    elif a.get("idle_fraction") is not None:
-        rule = (
-            f"below {a['idle_fraction']:.0%} of peak ({a.get('peak_per_s', float('nan')):,.0f}/s)"
-        )
-    else:
-        rule = "idle"
-    caption = (
-        f"Idle periods ({rule}) over {a.get('interval_s', float('nan')):g}-s intervals; "
-        f"gaps {a.get('gap_s', 0.0) / 60:,.1f} min not counted"
-    )
+    iv = a.get("interval_s")
+    every = f" over intervals of {_duration_text(float(iv))}" if iv is not None else ""
+    gap_s = float(a.get("gap_s") or 0.0)
+    gaps = f"gaps of {_duration_text(gap_s)} not counted" if gap_s > 0 else "no gaps"
+    caption = f"Idle periods ({_idle_rule(a)}){every}; {gaps}"
     return (
         disp.style.format(
             {
@@ -282,25 +417,8 @@ FSU_COLORS = {"read": "#d62728", "write": "#1f77b4", "FSU": "#000000"}
 
 
 def _size_label(b: float) -> str:
-    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if b >= size and b % size == 0:
-            return f"{int(b // size)}{unit}"
-    return f"{int(b)}"
-
-
-def _thin_frame(df: pd.DataFrame, cols: list[str], max_points: int) -> pd.DataFrame:
-    """At most ``max_points`` rows: each the maximum of its run of rows (peaks stay)."""
-    n = len(df)
-    if n <= max_points:
-        return df
-    import numpy as np
-
-    starts = np.unique(np.linspace(0, n, max_points, endpoint=False).astype(np.int64))
-    last = np.r_[starts[1:], n] - 1
-    out = {"ts": df["ts"].to_numpy()[last]}
-    for c in cols:
-        out[c] = np.fmax.reduceat(df[c].to_numpy(float), starts)
-    return pd.DataFrame(out)
+    """A transfer size in its own binary unit: ``"4 KiB"``, ``"1 MiB"``."""
+    return _bytes_text(float(b))
 
 
 def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, **overrides: Any):
@@ -319,27 +437,40 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
         histograms themselves (count x bin size per interval).
     max_points : int, default 5000
         Longer series are thinned to this many points, each the highest
-        value of its run of intervals, so peaks stay visible.
+        value of its run of intervals, so peaks stay visible (and gaps still
+        break the lines).
     **overrides
         Passed to ``Chart.properties``.
 
     Returns
     -------
-    altair.LayerChart
-        Read (red) and write (blue) bandwidth [MiB/s] on the left axis, FSU
-        [%] in black (line and points, so a lone interval shows) on the right
-        axis; skipped intervals (a ``reason`` given) break both.
+    altair.LayerChart or NoChart
+        Read (red) and write (blue) bandwidth in one binary unit per chart
+        (``[MiB/s]``) on the left axis, FSU [%] in black (line and points) on
+        the right axis, over UTC time; skipped intervals (a ``reason`` given)
+        and holes in the record break the lines. A :class:`NoChart` when fewer
+        than two intervals have an FSU value.
     """
     _need(series, ("ts", "interval_s", "fsu_pct", "read_bytes", "write_bytes"), "fsu_chart")
     if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 2:
         raise ParameterError("max_points", "fsu_chart", "an int >= 2", max_points)
-    alt = _alt()
     s = series
     if "target" in s.columns and s["target"].nunique() > 1:
         from iochar.analyze.fsu import fsu_filesystem
 
         s = fsu_filesystem(s)
     s = s.sort_values("ts")
+    fsu = pd.DataFrame({"ts": s["ts"].to_numpy(), "FSU": s["fsu_pct"].to_numpy(float)})
+    used = fsu.dropna(subset=["FSU"])
+    if used["ts"].nunique() < 2:
+        if used.empty:
+            return NoChart("No FSU-over-time chart: no interval has an FSU value.")
+        one = used.iloc[0]
+        return NoChart(
+            "No FSU-over-time chart: only one interval has an FSU value "
+            f"({float(one['FSU']):.3g}% at {_time_text(one['ts'])}); a line needs two."
+        )
+    alt = _alt()
     iv = s["interval_s"].where(s["interval_s"] > 0)
     if "reason" in s.columns:  # skipped intervals (reset, wrap, gap): no bandwidth either
         iv = iv.where(s["reason"].fillna("").eq(""))
@@ -347,8 +478,8 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
         bw = pd.DataFrame(
             {
                 "ts": s["ts"].to_numpy(),
-                "read": (s["read_bytes"] / iv / (1 << 20)).to_numpy(float),
-                "write": (s["write_bytes"] / iv / (1 << 20)).to_numpy(float),
+                "read": (s["read_bytes"] / iv).to_numpy(float),
+                "write": (s["write_bytes"] / iv).to_numpy(float),
             }
         )
         source = "bytes in the I/O size histograms"
@@ -361,30 +492,36 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
             .unstack("metric")
             .reindex(columns=["read_bytes", "write_bytes"])
             .rename(columns={"read_bytes": "read", "write_bytes": "write"})
-            .div(1 << 20)
             .reset_index()
             .sort_values("ts")
         )
+        bw.columns.name = None
         source = "counters"
-    bw = _thin_frame(bw, ["read", "write"], max_points)
-    fsu = _thin_frame(
-        pd.DataFrame({"ts": s["ts"].to_numpy(), "FSU": s["fsu_pct"].to_numpy(float)}),
-        ["FSU"],
-        max_points,
-    )
-    long = bw.melt(id_vars="ts", value_vars=["read", "write"], var_name="op", value_name="mib_s")
+    unit = _byte_unit(pd.concat([bw["read"], bw["write"]]), rate=True)
+    bw[["read", "write"]] = bw[["read", "write"]].astype(float) / unit.size
+    bw = _thin_max(_break_gaps(bw, "ts", ["read", "write"]), "ts", ["read", "write"], max_points)
+    fsu = _thin_max(_break_gaps(fsu, "ts", ["FSU"]), "ts", ["FSU"], max_points)
+    long = bw.melt(id_vars="ts", value_vars=["read", "write"], var_name="op", value_name="rate")
+    long["ts"] = _utc(long["ts"])
+    fsu["ts"] = _utc(fsu["ts"])
+    x = _time_x("ts", pd.concat([long["ts"], fsu["ts"]]))
+    rate_title = _title("bandwidth", unit)
     lines = (
         alt.Chart(long)
         .mark_line(strokeWidth=1)
         .encode(
-            x=alt.X("ts:T", title="time (UTC)"),
-            y=alt.Y("mib_s:Q", title=f"observed bandwidth [MiB/s] ({source})"),
+            x=x,
+            y=alt.Y("rate:Q", title=f"observed bandwidth [{unit.symbol}] ({source})"),
             color=alt.Color(
                 "op:N",
                 scale=alt.Scale(domain=list(FSU_COLORS), range=list(FSU_COLORS.values())),
                 title=None,
             ),
-            tooltip=["ts:T", "op:N", alt.Tooltip("mib_s:Q", format=",.1f")],
+            tooltip=[
+                _time_tooltip("ts"),
+                "op:N",
+                alt.Tooltip("rate:Q", format=NUM_FORMAT, title=rate_title),
+            ],
         )
     )
     fsu_line = (
@@ -395,9 +532,9 @@ def fsu_chart(series: pd.DataFrame, *, bandwidth=None, max_points: int = 5000, *
             point=alt.OverlayMarkDef(color=FSU_COLORS["FSU"], size=18),
         )
         .encode(
-            x="ts:T",
+            x=x,
             y=alt.Y("FSU:Q", title="FSU [%]", axis=alt.Axis(orient="right")),
-            tooltip=["ts:T", alt.Tooltip("FSU:Q", format=".1f")],
+            tooltip=[_time_tooltip("ts"), alt.Tooltip("FSU:Q", format=".1f", title="FSU [%]")],
         )
     )
     return (
@@ -419,18 +556,26 @@ def fsu_histogram_chart(hist: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.Chart
+    altair.Chart or NoChart
         Bars of ``share`` over FSU [%]; the overflow bin (values at or above
-        the last edge) is drawn one bin wide past it, in grey.
+        the last edge) is drawn one bin wide past it, in grey. A
+        :class:`NoChart` with fewer than two observations.
     """
     _need(hist, ("bin_lo", "bin_hi", "count", "share"), "fsu_histogram_chart")
+    n = int(evidence_of(hist).get("n", int(pd.to_numeric(hist["count"]).sum())))
+    if n < 2:
+        what = "No FSU histogram: "
+        if n == 0:
+            return NoChart(what + "no FSU observation.")
+        one = hist[hist["count"] > 0]
+        where = f" (in the {float(one['bin_lo'].iloc[0]):g}% bin)" if len(one) else ""
+        return NoChart(what + f"only one FSU observation{where}; a histogram needs two.")
     alt = _alt()
     df = hist.copy()
     width = float(evidence_of(hist).get("bin_pct", (df["bin_hi"] - df["bin_lo"]).iloc[0]))
     over = ~pd.Series(df["bin_hi"] < float("inf"), index=df.index)
     df["overflow"] = over.map({True: "overflow (>= last edge)", False: "FSU bin"})
     df.loc[over, "bin_hi"] = df.loc[over, "bin_lo"] + width
-    n = evidence_of(hist).get("n", int(df["count"].sum()))
     return (
         alt.Chart(df)
         .mark_bar()
@@ -463,14 +608,24 @@ def size_histogram_chart(hist: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.Chart
-        Bars of ``count`` per size bin (4K ... 1M, in size order), read in
-        red and write in blue.
+    altair.Chart or NoChart
+        Bars of ``count`` per size bin (``4 KiB`` ... ``1 MiB``, in size
+        order), read in red and write in blue. A :class:`NoChart` when no
+        I/O was counted, or all in one bin of one op.
     """
     _need(hist, ("op", "size_bytes", "count"), "size_histogram_chart")
-    alt = _alt()
     df = hist.copy()
     df["size"] = df["size_bytes"].map(_size_label)
+    used = df[pd.to_numeric(df["count"], errors="coerce") > 0]
+    if used.empty:
+        return NoChart("No disk I/O size chart: no disk I/O was counted.")
+    if len(used.groupby(["op", "size"])) == 1:
+        r = used.iloc[0]
+        n = int(used["count"].sum())
+        return NoChart(
+            f"No disk I/O size chart: all {n:,} disk I/Os are {r['op']}s of {r['size']}."
+        )
+    alt = _alt()
     order = [_size_label(b) for b in sorted(df["size_bytes"].unique())]
     return (
         alt.Chart(df)
@@ -502,32 +657,52 @@ def cost_model_chart(compare: pd.DataFrame, **overrides: Any):
 
     Returns
     -------
-    altair.LayerChart
+    altair.LayerChart or NoChart
         Measured bandwidth (points) and the model's Eq. 6 prediction (lines)
-        [MiB/s] over transfer size (log scale), one colour per op.
+        in one binary unit per chart over transfer size (log scale, ticks in
+        binary units), one colour per op. A :class:`NoChart` with fewer than
+        two transfer sizes.
     """
     _need(
         compare,
         ("op", "size_bytes", "measured_mib_s", "predicted_mib_s", "error"),
         "cost_model_chart",
     )
+    none = _few_points(
+        compare, "size_bytes", "cost-model chart", y=["measured_mib_s", "predicted_mib_s"],
+        noun=("transfer size", "transfer sizes"), show=_size_label,
+    )  # fmt: skip
+    if none is not None:
+        return none
     alt = _alt()
+    mib = float(1 << 20)
+    unit = _byte_unit(
+        pd.concat([compare["measured_mib_s"], compare["predicted_mib_s"]]) * mib, rate=True
+    )
+    d = compare[["op", "size_bytes", "error"]].assign(
+        measured=compare["measured_mib_s"].astype(float) * mib / unit.size,
+        predicted=compare["predicted_mib_s"].astype(float) * mib / unit.size,
+        size=compare["size_bytes"].map(_size_label),
+    )
     color = alt.Color(
         "op:N", scale=alt.Scale(domain=["read", "write"], range=["#d62728", "#1f77b4"]), title=None
     )
-    x = alt.X("size_bytes:Q", scale=alt.Scale(type="log", base=2), title="transfer size [bytes]")
-    base = alt.Chart(compare)
+    x = alt.X("size_bytes:Q", **_log_bytes_axis(d["size_bytes"], title="transfer size"))
+    y_title = _title("bandwidth", unit)
+    base = alt.Chart(d)
     points = base.mark_point(filled=True, size=50).encode(
         x=x,
-        y=alt.Y("measured_mib_s:Q", title="bandwidth [MiB/s]"),
+        y=alt.Y("measured:Q", title=y_title),
         color=color,
         tooltip=[
             "op:N",
-            "size_bytes:Q",
-            alt.Tooltip("measured_mib_s:Q", format=",.1f"),
-            alt.Tooltip("predicted_mib_s:Q", format=",.1f"),
+            alt.Tooltip("size:N", title="transfer size"),
+            alt.Tooltip("measured:Q", format=NUM_FORMAT, title=f"measured [{unit.symbol}]"),
+            alt.Tooltip("predicted:Q", format=NUM_FORMAT, title=f"predicted [{unit.symbol}]"),
             alt.Tooltip("error:Q", format="+.1%"),
         ],
     )
-    line = base.mark_line(strokeDash=[4, 3]).encode(x=x, y="predicted_mib_s:Q", color=color)
+    line = base.mark_line(strokeDash=[4, 3]).encode(
+        x=x, y=alt.Y("predicted:Q", title=y_title), color=color
+    )
     return alt.layer(points, line).properties(**{**THEME, **overrides})

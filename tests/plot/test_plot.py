@@ -69,6 +69,7 @@ def test_class_charts_render(store):
 def test_snapshot_cdf_charts_render(store):
     from pathlib import Path
 
+    from iochar import plot
     from iochar.analyze import snapshots as S
     from iochar.plot import age_cdf_chart, size_cdf_chart
 
@@ -79,7 +80,9 @@ def test_snapshot_cdf_charts_render(store):
     spec = chart.to_dict()
     assert spec["encoding"]["x"]["scale"]["type"] == "log"
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
-    assert vlc.vegalite_to_svg(age_cdf_chart(S.age_cdf(store, 0)).to_dict()).startswith("<svg")
+    # every file of this snapshot is 105 min old (or newer than it): one step, a sentence
+    ages = age_cdf_chart(S.age_cdf(store, 0))
+    assert isinstance(ages, plot.NoChart) and "single step" in str(ages)
 
 
 def _minute_series():
@@ -98,14 +101,17 @@ def test_burst_chart_shades_phases_and_draws_threshold():
     s = _minute_series()
     phases = segment(s)
     spec = burst_chart(phases, s).to_dict()
-    rect, line, rule = spec["layer"]
+    rect, line, rule, label = spec["layer"]
     assert rect["mark"]["type"] == "rect" and rect["encoding"]["x"]["type"] == "temporal"
     assert line["mark"]["interpolate"] == "step-before"  # a rate holds over (ts - interval, ts]
-    assert rule["mark"]["type"] == "rule"
+    assert rule["mark"]["type"] == "rule" and label["mark"]["type"] == "text"
     datasets = spec["datasets"]
     shaded = datasets[rect["data"]["name"]]
     assert [d["phase"] for d in shaded] == ["burst", "gap", "burst"]  # idle is not shaded
-    assert datasets[rule["data"]["name"]] == [{"threshold_per_s": 5.0}]
+    # the rule is labelled with the threshold in the chart's unit (peak 100 B/s: B/s)
+    assert datasets[rule["data"]["name"]] == [
+        {"threshold": 5.0, "label": "burst threshold 5 B/s (5% of peak)"}
+    ]
     vlc = pytest.importorskip("vl_convert")
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
 
@@ -122,7 +128,7 @@ def test_burst_chart_thins_long_series_keeping_peaks():
     spec = burst_chart(segment(s), s, max_points=500).to_dict()
     line = spec["layer"][1]
     pts = spec["datasets"][line["data"]["name"]]
-    assert len(pts) <= 500 and max(p["rate_per_s"] for p in pts) == 1000.0
+    assert len(pts) <= 500 and max(p["rate"] for p in pts) == 1000.0  # [B/s]
     assert line["encoding"]["x"]["type"] == "quantitative"
     with pytest.raises(ParameterError, match="max_points"):
         burst_chart(segment(s), s, max_points=1)
@@ -152,7 +158,8 @@ def test_idle_table_chart_and_style():
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
     html = idle_table_style(t).to_html()
     assert "Cumulative Minutes" in html and "Percentage of Total Time" in html
-    assert "below 5% of peak" in html and "gaps 1.0 min not counted" in html
+    assert "below 5% of peak" in html and "gaps of 60 s not counted" in html
+    assert "rate below 5 B/s" in html  # the threshold used, not the peak
 
 
 def test_throughput_cdf_chart_thins_to_exact_steps():
@@ -229,7 +236,7 @@ def test_cycles_chart_renders():
     bars = spec["layer"][0]
     assert bars["mark"]["type"] == "rect" and bars["encoding"]["color"]["field"] == "similarity"
     assert len(spec["datasets"][bars["data"]["name"]]) == len(res.cycles)
-    assert "125 s" in spec["title"]
+    assert "2.08 min" in spec["title"]  # 125 s, in min from 2 min up
     vlc = pytest.importorskip("vl_convert")
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
     with pytest.raises(ParameterError, match="CycleResult"):
@@ -280,7 +287,7 @@ def test_repeated_job_charts_render_offline(repeated_results):
     assert len(rows) == len(rep.groups) and {"cv_pct", "text"} <= set(rows[0])
     assert vlc.vegalite_to_svg(cv).startswith("<svg")
     html = cv_table_style(rep.groups).to_html()
-    assert "CV" in html and "GiB rd" in html and "%" in html
+    assert "CV" in html and "MiB rd" in html and "%" in html  # 1-8 MiB per group
     hist = job_history_chart(sim).to_dict()
     assert "percentile 100" in hist["title"] and "z = +" in hist["title"]
     svg = vlc.vegalite_to_svg(hist)
@@ -386,7 +393,7 @@ def test_fsu_histogram_and_size_histogram_charts(fsu_results):
     assert bars[-1]["bin_hi"] == 202.0  # drawn one bin past 200%
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
     spec = size_histogram_chart(sizes).to_dict()
-    assert spec["encoding"]["x"]["sort"] == ["4K", "1M"]
+    assert spec["encoding"]["x"]["sort"] == ["4 KiB", "1 MiB"]
     assert spec["encoding"]["xOffset"]["field"] == "op"
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
     with pytest.raises(ParameterError, match="missing"):
@@ -427,11 +434,13 @@ def test_overview_charts_render_from_real_inputs(store):
     assert by["tornado-before.find"]["span_s"] == 1.0  # an instant, drawn at 1 s
     assert vlc.vegalite_to_svg(plot.coverage_chart(cov).to_json()).startswith("<svg")
     jobs = characterize.app_table(store)
-    chart = plot.job_bytes_chart(jobs, top=1)
+    chart = plot.job_bytes_chart(jobs, top=2)
     rows = next(iter(chart.to_dict()["datasets"].values()))
-    top = jobs.loc[jobs["io_bytes"].idxmax()]
-    assert len(rows) == 1 and rows[0]["MiB"] == pytest.approx(top["io_bytes"] / 2**20)
+    top = jobs.nlargest(2, "io_bytes")
+    assert len(rows) == 2 and [r["io_bytes"] for r in rows] == top["io_bytes"].tolist()
     assert vlc.vegalite_to_svg(chart.to_json()).startswith("<svg")
+    one = plot.job_bytes_chart(jobs, top=1)  # one bar: a sentence instead
+    assert isinstance(one, plot.NoChart) and "one job only" in str(one)
     with pytest.raises(ParameterError):
         plot.job_bytes_chart(jobs.drop(columns="basis"))
 
@@ -484,25 +493,36 @@ def test_cdf_charts_thin_long_cdfs_keeping_exact_steps():
     assert len(next(iter(size_cdf_chart(small).to_dict()["datasets"].values()))) == 200
 
 
-def test_fsu_chart_real_brw_stats_lone_interval_and_reset(store):
-    """The real ZFS series: one used interval and one counter reset. The lone FSU value
-    is drawn as a point; the reset interval has neither FSU nor bandwidth."""
+def test_fsu_chart_real_brw_stats_lone_interval_and_reset(fsu_results):
+    """The real ZFS series: one used interval and one counter reset. One FSU value draws
+    no line: a sentence gives it instead. A reset interval has neither FSU nor
+    bandwidth, and the lines break there."""
     from pathlib import Path
 
+    import iochar
     from iochar.analyze.fsu import fsu_series, table_i_model
-    from iochar.plot import fsu_chart
+    from iochar.plot import NoChart, fsu_chart
 
+    series, _ = fsu_results
     data = Path(__file__).resolve().parents[2] / "data" / "brw_stats"
-    store.load(data / "zfs-lustrefs-OST0000-series.txt")
-    s = fsu_series(store, table_i_model())
+    with iochar.connect(":memory:") as db:  # the fixture's store holds synthetic OSTs
+        db.load(data / "zfs-lustrefs-OST0000-series.txt")
+        s = fsu_series(db, table_i_model())
     assert s["fsu_pct"].notna().sum() == 1 and (s["reason"] != "").sum() == 1
-    spec = fsu_chart(s).to_dict()
+    lone = fsu_chart(s)
+    assert isinstance(lone, NoChart)
+    assert "only one interval has an FSU value" in str(lone) and " UTC" in str(lone)
+    # the synthetic OST0001 has a reset at minute 20: no bandwidth there, lines broken
+    one = series[series["target"] == "OST0001"]
+    spec = fsu_chart(one).to_dict()
     lines, fsu_line = spec["layer"]
-    assert fsu_line["mark"]["point"]["size"] > 0
     bw = pd.DataFrame(spec["datasets"][lines["data"]["name"]])
-    reset_ts = s.loc[s["reason"] != "", "ts"].iloc[0]
-    at_reset = bw[pd.to_datetime(bw["ts"]) == reset_ts]
-    assert at_reset["mib_s"].isna().all()
-    used = s.loc[s["reason"] == ""].iloc[0]
-    at_used = bw[pd.to_datetime(bw["ts"]) == used["ts"]].set_index("op")["mib_s"]
-    assert at_used["write"] == pytest.approx(used["write_bytes"] / used["interval_s"] / 2**20)
+    reset_ts = one.loc[one["reason"] != "", "ts"].iloc[0]
+    at_reset = bw[pd.to_datetime(bw["ts"]).dt.tz_localize(None) == reset_ts]
+    assert len(at_reset) == 2 and at_reset["rate"].isna().all()
+    used = one.loc[one["reason"] == ""].iloc[0]
+    at_used = bw[pd.to_datetime(bw["ts"]).dt.tz_localize(None) == used["ts"]].set_index("op")
+    unit = lines["encoding"]["y"]["title"].split("[")[1].split("]")[0]
+    size = {"KiB/s": 2**10, "MiB/s": 2**20, "GiB/s": 2**30}[unit]
+    want = used["write_bytes"] / used["interval_s"] / size
+    assert at_used.loc["write", "rate"] == pytest.approx(want)
