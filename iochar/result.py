@@ -37,13 +37,27 @@ __all__ = ["Column", "Result", "Table", "evidence_of", "join_sql", "params_of"]
 _META = ["evidence", "params", "sql"]
 
 
-def _fill(obj: Any, evidence: Mapping[str, Any] | None, params, sql: str | None) -> None:
-    obj.evidence = dict(evidence or {})
-    obj.params = dict(params or {})
-    obj.sql = sql
+class _Carrier:
+    """What Table and Column share: the three declared attributes, kept off derived objects."""
+
+    _metadata = _META
+
+    def __init__(
+        self,
+        data: Any = None,
+        *args: Any,
+        evidence: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | None = None,
+        sql: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(data, *args, **kwargs)
+        self.evidence = dict(evidence or {})
+        self.params = dict(params or {})
+        self.sql = sql
 
 
-class Table(pd.DataFrame):
+class Table(_Carrier, pd.DataFrame):
     """A result table: a DataFrame with ``evidence``, ``params`` and ``sql``.
 
     Parameters
@@ -69,26 +83,12 @@ class Table(pd.DataFrame):
     (2, {'bin_s': 60.0}, None, 'DataFrame')
     """
 
-    _metadata = _META
-
-    def __init__(
-        self,
-        data: Any = None,
-        *args: Any,
-        evidence: Mapping[str, Any] | None = None,
-        params: Mapping[str, Any] | None = None,
-        sql: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(data, *args, **kwargs)
-        _fill(self, evidence, params, sql)
-
     @property
     def _constructor(self):
         return pd.DataFrame
 
 
-class Column(pd.Series):
+class Column(_Carrier, pd.Series):
     """A result series: a Series with ``evidence``, ``params`` and ``sql`` (see :class:`Table`).
 
     Parameters
@@ -108,20 +108,6 @@ class Column(pd.Series):
     >>> c.evidence["interval_s"], type(c * 2).__name__
     (60.0, 'Series')
     """
-
-    _metadata = _META
-
-    def __init__(
-        self,
-        data: Any = None,
-        *args: Any,
-        evidence: Mapping[str, Any] | None = None,
-        params: Mapping[str, Any] | None = None,
-        sql: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(data, *args, **kwargs)
-        _fill(self, evidence, params, sql)
 
     @property
     def _constructor(self):
