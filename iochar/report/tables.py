@@ -6,7 +6,8 @@ kernel (``nb.setup()`` calls it). The rule: a missing value (NaN, None, NaT,
 ``<NA>``) shows as an em dash, with a footnote under the table saying so;
 infinities show as ``∞``; times to the second; an unnamed integer index (row
 numbers) is left out; numbers are
-right-aligned with thousands separators, at most four significant figures
+right-aligned with thousands separators, snake_case headers read as words with
+units (``slowest_io_s`` -> "slowest I/O [s]"), at most four significant figures
 below 10,000; every cell and header is HTML-escaped; a table wider than the
 page scrolls inside its own box. A result table (:class:`iochar.result.Table`)
 made by SQL shows that SQL under it, folded, in a notebook and in a report run
@@ -20,6 +21,7 @@ import html
 import math
 import numbers
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -27,7 +29,7 @@ import pandas as pd
 
 from iochar.report.notebook import REPORT_ENV
 
-__all__ = ["MISSING", "cell_text", "frame_html", "install"]
+__all__ = ["MISSING", "cell_text", "frame_html", "header_text", "install"]
 
 #: What a missing value shows as.
 MISSING = "—"
@@ -95,6 +97,53 @@ _NUM = ' class="num" style="text-align:right;font-variant-numeric:tabular-nums"'
 _TEXT = ' style="text-align:left"'
 
 
+_WORDS = {
+    "io": "I/O", "ios": "I/Os", "mib": "MiB", "gib": "GiB", "kib": "KiB", "tib": "TiB",
+    "cv": "CV", "cn": "CN", "fsu": "FSU", "ost": "OST", "id": "ID", "cdf": "CDF",
+    "bw": "bandwidth", "pct": "[%]", "ts": "(UTC)", "meta": "metadata", "avg": "mean",
+}  # fmt: skip
+_PER_SECOND = {"mib", "gib", "kib", "tib", "b", "bytes", "ios", "reads", "writes", "ops"}
+
+
+def header_text(name: Any) -> str:
+    """A column name as a reader reads it: ``slowest_io_s`` -> ``slowest I/O [s]``.
+
+    Only snake_case identifiers are rewritten (words, units in brackets, rates as
+    ``/s``); a header already written for people (``read MiB/s``) is kept.
+
+    Parameters
+    ----------
+    name : object
+        The column name.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> [header_text(c) for c in ("slowest_io_s", "mib_s_cn", "io_time_pct", "first_ts")]
+    ['slowest I/O [s]', 'MiB/s/CN', 'I/O time [%]', 'first (UTC)']
+    >>> [header_text(c) for c in ("job_id", "bytes_read", "read MiB/s", "ios")]
+    ['job ID', 'bytes read', 'read MiB/s', 'I/Os']
+    """
+    text = str(name)
+    if not re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", text):
+        return text
+    tokens = text.split("_")
+    out: list[str] = []
+    for i, tok in enumerate(tokens):
+        if tok == "s" and i > 0 and tokens[i - 1] in _PER_SECOND:
+            out[-1] += "/s"
+        elif tok == "cn" and out and out[-1].endswith("/s"):
+            out[-1] += "/CN"
+        elif tok == "s" and i == len(tokens) - 1 and i > 0:
+            out.append("[s]")
+        else:
+            out.append(_WORDS.get(tok, tok))
+    return " ".join(out)
+
+
 def _show_sql() -> bool:
     """In a notebook (not a report) or in a report asked for its code (``--show-code``)."""
     mode = os.environ.get(REPORT_ENV)
@@ -139,9 +188,9 @@ def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
     head = []
     if keep_index:
         names = [n for n in (idx.names or []) if n is not None]
-        head.append(f"<th>{html.escape(', '.join(map(str, names)))}</th>")
+        head.append(f"<th>{html.escape(', '.join(map(header_text, names)))}</th>")
     for c in cols:
-        label = " ".join(map(str, c)) if isinstance(c, tuple) else str(c)
+        label = " ".join(map(str, c)) if isinstance(c, tuple) else header_text(c)
         head.append(f"<th>{html.escape(label)}</th>")
     body = []
     values = [shown[c].tolist() for c in cols] if len(cols) else []
