@@ -27,6 +27,7 @@ altair is imported by the first chart drawn, not by ``import iochar.plot``.
 
 from __future__ import annotations
 
+from iochar.plot import tables  # noqa: F401 - plot.tables.<name>_view: tables in a paper's units
 from iochar.plot._common import (  # noqa: F401 - THEME importable, not in __all__ (as before)
     THEME,
     NoChart,
