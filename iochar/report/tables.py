@@ -95,6 +95,7 @@ def cell_text(v: Any) -> str:
 
 _NUM = ' class="num" style="text-align:right;font-variant-numeric:tabular-nums"'
 _TEXT = ' style="text-align:left"'
+_TIME = ' style="text-align:left;white-space:nowrap"'  # a date and time reads on one line
 
 
 _WORDS = {
@@ -205,7 +206,7 @@ def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
             v = values[j][i]
             miss = _is_missing(v) if np.ndim(v) == 0 else False
             missing |= miss
-            cls = _NUM if num else _TEXT
+            cls = _NUM if num else _TIME if isinstance(v, dt.datetime) else _TEXT
             cells.append(f"<td{cls}>{html.escape(cell_text(v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     notes = []
