@@ -41,11 +41,18 @@ needs_chromium = pytest.mark.skipif(
 
 @pytest.fixture
 def renderer_state():
-    """Restore altair's renderer after a test that calls ``nb.setup()``."""
+    """Restore altair's renderer and pandas' display options after ``nb.setup()``.
+
+    ``setup`` configures the process for a notebook kernel; in the test process the
+    options would otherwise change how every later doctest prints a DataFrame.
+    """
     import altair as alt
+    import pandas as pd
 
     active = alt.renderers.active
-    yield
+    options = ("display.max_rows", "display.float_format", "styler.format.na_rep")
+    with pd.option_context(*[x for o in options for x in (o, pd.get_option(o))]):
+        yield
     alt.renderers.enable(active)
 
 
