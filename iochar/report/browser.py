@@ -96,8 +96,21 @@ def chromium() -> str | None:
     return None
 
 
-class _CDP:
-    def __init__(self, ws_url: str) -> None:
+class Browser:
+    """Headless Chromium driven over the DevTools protocol, offline but for loopback.
+
+    Every host name but 127.0.0.1 fails to resolve (as on a login node without
+    internet), so ``file://`` pages and a local server load and nothing else does.
+
+    Parameters
+    ----------
+    width, height : int
+        Window size [px].
+    timeout_s : float, default 60
+        How long one protocol call may wait [s].
+    """
+
+    def __init__(self, *, width: int = 1280, height: int = 1800, timeout_s: float = 60) -> None:
         try:
             import websocket  # websocket-client (Jupyter's server needs it too)
         except ImportError as exc:
@@ -106,12 +119,68 @@ class _CDP:
             raise MissingDependencyError(
                 "websocket-client", "report", "checking pages in Chromium"
             ) from exc
+        exe = chromium()
+        if exe is None:
+            raise RuntimeError("Chromium is not installed")
+        self.profile = tempfile.mkdtemp(prefix="iochar-chromium-")
+        self.proc = subprocess.Popen(
+            [
+                exe,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+                f"--user-data-dir={self.profile}",
+                f"--window-size={width},{height}",
+                "--remote-debugging-port=0",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            port_file = Path(self.profile) / "DevToolsActivePort"
+            for _ in range(400):
+                if port_file.exists() and port_file.read_text().count("\n") >= 1:
+                    break
+                time.sleep(0.05)
+            port = int(port_file.read_text().split("\n")[0])
+            import urllib.request
 
-        self.ws = websocket.create_connection(ws_url, timeout=60, suppress_origin=True)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
+                page = next(t for t in json.load(r) if t.get("type") == "page")
+            self.ws = websocket.create_connection(
+                page["webSocketDebuggerUrl"], timeout=timeout_s, suppress_origin=True
+            )
+        except BaseException:
+            self._stop()
+            raise
+        self.timeout_s = timeout_s
         self.next_id = 0
         self.events: list[dict] = []
+        for domain in ("Network", "Runtime", "Log", "Page"):
+            self.call(f"{domain}.enable")
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+
+    def __enter__(self) -> Browser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def call(self, method: str, **params) -> dict:
+        """One protocol call; events that arrive meanwhile are kept in ``events``."""
         self.next_id += 1
         my = self.next_id
         self.ws.send(json.dumps({"id": my, "method": method, "params": params}))
@@ -123,7 +192,26 @@ class _CDP:
                 return msg.get("result", {})
             self.events.append(msg)
 
+    def js(self, expression: str):
+        """The value of a JavaScript expression in the page (promises awaited)."""
+        got = self.call(
+            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
+        )
+        if "exceptionDetails" in got:
+            raise RuntimeError(got["exceptionDetails"])
+        return got["result"].get("value")
+
+    def wait_for(self, expression: str, seconds: float = 120):
+        """Poll ``expression`` until it is truthy; its value (TimeoutError after ``seconds``)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if value := self.js(expression):
+                return value
+            time.sleep(0.25)
+        raise TimeoutError(expression)
+
     def drain(self, seconds: float) -> None:
+        """Collect events for ``seconds`` (scripts that run after the load event)."""
         self.ws.settimeout(0.2)
         end = time.monotonic() + seconds
         while time.monotonic() < end:
@@ -131,10 +219,76 @@ class _CDP:
                 self.events.append(json.loads(self.ws.recv()))
             except Exception:  # timeout: nothing more yet
                 continue
-        self.ws.settimeout(60)
+        self.ws.settimeout(self.timeout_s)
+
+    def load(self, url: str, settle_s: float = 2.0) -> None:
+        """Open ``url`` and wait for its load event, then ``settle_s`` more [s]."""
+        self.call("Page.navigate", url=url)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(e.get("method") == "Page.loadEventFired" for e in self.events):
+                break
+            self.drain(0.2)
+        self.drain(settle_s)
+
+    def errors(self) -> list[str]:
+        """Console errors and uncaught exceptions so far (failed loads are in requests_out)."""
+        out = []
+        for e in self.events:
+            m, p = e.get("method"), e.get("params", {})
+            if m == "Runtime.exceptionThrown":
+                d = p.get("exceptionDetails", {})
+                out.append(d.get("exception", {}).get("description") or d.get("text"))
+            elif m == "Runtime.consoleAPICalled" and p.get("type") == "error":
+                out.append(" ".join(str(a.get("value", "")) for a in p.get("args", [])))
+            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                if p["entry"].get("source") != "network":  # a failed load: requests_out
+                    out.append(p["entry"].get("text", ""))
+        return out
+
+    def requests_out(self) -> list[str]:
+        """URLs the page asked for that would leave the machine."""
+        local = ("http://127.0.0.1:", "ws://127.0.0.1:", "file:", "data:", "blob:", "about:")
+        return [
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e.get("method") == "Network.requestWillBeSent"
+            and not e["params"]["request"]["url"].startswith(local)
+        ]
+
+    def screenshot(self, path: str | Path, *, full_page: bool = False) -> Path:
+        """A PNG of the window, or of the whole page (up to 16,000 px high)."""
+        params: dict = {"format": "png"}
+        if full_page:
+            metrics = self.call("Page.getLayoutMetrics")
+            size = metrics.get("cssContentSize") or metrics["contentSize"]
+            params |= {
+                "captureBeyondViewport": True,
+                "clip": {
+                    "x": 0,
+                    "y": 0,
+                    "width": size["width"],
+                    "height": min(size["height"], 16000),
+                    "scale": 1,
+                },
+            }
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", **params)["data"]))
+        return out
+
+    def _stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)
 
     def close(self) -> None:
+        """Close the connection, stop Chromium, remove its profile."""
         self.ws.close()
+        self._stop()
 
 
 def open_page(
@@ -162,119 +316,24 @@ def open_page(
     -------
     PageReport
     """
-    exe = chromium()
-    if exe is None:
-        raise RuntimeError("Chromium is not installed")
     url = Path(path).resolve().as_uri()
-    profile = tempfile.mkdtemp(prefix="iochar-chromium-")
-    args = [
-        exe,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-quic",
-        f"--user-data-dir={profile}",
-        f"--window-size={width},{height}",
-        "--remote-debugging-port=0",
-        "about:blank",
-    ]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        port_file = Path(profile) / "DevToolsActivePort"
-        for _ in range(200):
-            if port_file.exists() and port_file.read_text().count("\n") >= 1:
-                break
-            time.sleep(0.05)
-        port = int(port_file.read_text().split("\n")[0])
-        import urllib.request
-
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
-            targets = json.load(r)
-        page = next(t for t in targets if t.get("type") == "page")
-        cdp = _CDP(page["webSocketDebuggerUrl"])
-        try:
-            return _inspect(cdp, url, width, height, screenshot, settle_s)
-        finally:
-            cdp.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def _inspect(cdp: _CDP, url, width, height, screenshot, settle_s) -> PageReport:
-    cdp.call("Network.enable")
-    cdp.call("Runtime.enable")
-    cdp.call("Log.enable")
-    # block everything that would leave the machine; file:// and data: still load
-    cdp.call("Network.setBlockedURLs", urls=["http://*", "https://*", "ws://*", "wss://*"])
-    cdp.call(
-        "Emulation.setDeviceMetricsOverride",
-        width=width,
-        height=height,
-        deviceScaleFactor=1,
-        mobile=False,
-    )
-    cdp.call("Page.enable")
-    cdp.call("Page.navigate", url=url)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if any(e.get("method") == "Page.loadEventFired" for e in cdp.events):
-            break
-        cdp.drain(0.2)
-    cdp.drain(settle_s)
-    probe = _PROBE % json.dumps(LEAK_PATTERN)
-    got = cdp.call("Runtime.evaluate", expression=probe, returnByValue=True)
-    v = got["result"]["value"]
-    rep = PageReport(
-        url=url,
-        title=v["title"],
-        h1=v["h1"],
-        scroll_width=int(v["scrollWidth"]),
-        inner_width=int(v["innerWidth"]),
-        leaks=[tuple(x) for x in v["leaks"]],
-        charts=v["charts"],
-        text=v["text"],
-    )
-    for e in cdp.events:
-        m, p = e.get("method"), e.get("params", {})
-        if m == "Runtime.exceptionThrown":
-            d = p.get("exceptionDetails", {})
-            rep.console_errors.append(d.get("exception", {}).get("description") or d.get("text"))
-        elif m == "Runtime.consoleAPICalled" and p.get("type") == "error":
-            rep.console_errors.append(" ".join(str(a.get("value", "")) for a in p.get("args", [])))
-        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
-            rep.console_errors.append(p["entry"].get("text", ""))
-        elif m == "Network.requestWillBeSent":
-            u = p.get("request", {}).get("url", "")
-            if not u.startswith(("file:", "data:", "blob:", "about:")):
-                rep.requests_out.append(u)
-    if screenshot is not None:
-        metrics = cdp.call("Page.getLayoutMetrics")
-        size = metrics.get("cssContentSize") or metrics["contentSize"]
-        shot = cdp.call(
-            "Page.captureScreenshot",
-            format="png",
-            captureBeyondViewport=True,
-            clip={
-                "x": 0,
-                "y": 0,
-                "width": max(width, size["width"]),
-                "height": min(size["height"], 16000),
-                "scale": 1,
-            },
+    with Browser(width=width, height=height) as b:
+        b.load(url, settle_s)
+        v = b.js(_PROBE % json.dumps(LEAK_PATTERN))
+        rep = PageReport(
+            url=url,
+            title=v["title"],
+            h1=v["h1"],
+            scroll_width=int(v["scrollWidth"]),
+            inner_width=int(v["innerWidth"]),
+            leaks=[tuple(x) for x in v["leaks"]],
+            charts=v["charts"],
+            text=v["text"],
+            console_errors=b.errors(),
+            requests_out=b.requests_out(),
         )
-        out = Path(screenshot)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(base64.b64decode(shot["data"]))
-        rep.screenshot = out
+        if screenshot is not None:
+            rep.screenshot = b.screenshot(screenshot, full_page=True)
     return rep
 
 

@@ -18,7 +18,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -27,7 +26,7 @@ import nbformat
 import pytest
 
 from iochar.report import notebook as nb
-from iochar.report.browser import chromium, open_page
+from iochar.report.browser import Browser, chromium, open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
@@ -218,120 +217,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class _Browser:
-    """Headless Chromium that resolves no host but 127.0.0.1, driven over CDP."""
-
-    def __init__(self, profile: Path) -> None:
-        import websocket  # websocket-client
-
-        self.proc = subprocess.Popen(
-            [
-                chromium(),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                # offline as on a login node: every name but loopback fails to resolve
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-                f"--user-data-dir={profile}",
-                "--window-size=1280,2000",
-                "--remote-debugging-port=0",
-                "about:blank",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        port_file = profile / "DevToolsActivePort"
-        for _ in range(400):
-            if port_file.exists() and port_file.read_text().count("\n") >= 1:
-                break
-            time.sleep(0.05)
-        port = int(port_file.read_text().split("\n")[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as r:
-            page = next(t for t in json.load(r) if t.get("type") == "page")
-        self.ws = websocket.create_connection(
-            page["webSocketDebuggerUrl"], timeout=600, suppress_origin=True
-        )
-        self.next_id = 0
-        self.events: list[dict] = []
-        for domain in ("Network", "Runtime", "Log", "Page"):
-            self.call(f"{domain}.enable")
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=1280,
-            height=2000,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
-
-    def call(self, method: str, **params) -> dict:
-        self.next_id += 1
-        my = self.next_id
-        self.ws.send(json.dumps({"id": my, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self.ws.recv())
-            if msg.get("id") == my:
-                if "error" in msg:
-                    raise RuntimeError(f"{method}: {msg['error']}")
-                return msg.get("result", {})
-            self.events.append(msg)
-
-    def js(self, expression: str):
-        got = self.call(
-            "Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True
-        )
-        if "exceptionDetails" in got:
-            raise RuntimeError(got["exceptionDetails"])
-        return got["result"].get("value")
-
-    def wait_for(self, expression: str, seconds: float = 120):
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            if value := self.js(expression):
-                return value
-            time.sleep(0.25)
-        raise TimeoutError(expression)
-
-    def errors(self) -> list[str]:
-        out = []
-        for e in self.events:
-            m, p = e.get("method"), e.get("params", {})
-            if m == "Runtime.exceptionThrown":
-                d = p.get("exceptionDetails", {})
-                out.append(d.get("exception", {}).get("description") or d.get("text"))
-            elif m == "Runtime.consoleAPICalled" and p.get("type") == "error":
-                out.append(" ".join(str(a.get("value", "")) for a in p.get("args", [])))
-            elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
-                out.append(p["entry"].get("text", ""))
-        return out
-
-    def requests_out(self) -> list[str]:
-        local = ("http://127.0.0.1:", "ws://127.0.0.1:", "data:", "blob:", "about:")
-        return [
-            e["params"]["request"]["url"]
-            for e in self.events
-            if e.get("method") == "Network.requestWillBeSent"
-            and not e["params"]["request"]["url"].startswith(local)
-        ]
-
-    def screenshot(self, path: Path) -> Path:
-        import base64
-
-        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
-        return path
-
-    def close(self) -> None:
-        self.ws.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
 def _start_lab(root: Path, token: str, env: dict) -> tuple[subprocess.Popen, int]:
     """``jupyter lab`` on 127.0.0.1 over ``root``, its app exposed as window.jupyterapp."""
     port = _free_port()
@@ -405,8 +290,7 @@ def test_jupyterlab_runs_notebook_01_and_draws_every_chart_offline(tmp_path, mon
     expected = sum(len(CHART_CALL.findall(c.source)) for c in code if c.cell_type == "code")
     token = os.urandom(12).hex()
     server, port = _start_lab(root, token, dict(os.environ))
-    profile = Path(tempfile.mkdtemp(prefix="iochar-lab-chromium-", dir=tmp_path))
-    browser = _Browser(profile)
+    browser = Browser(width=1280, height=2000, timeout_s=600)
     try:
         url = f"http://127.0.0.1:{port}/lab/tree/{book.name}?token={token}"
         browser.call("Page.navigate", url=url)
