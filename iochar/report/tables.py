@@ -5,13 +5,14 @@ reports; :func:`install` makes it the DataFrame's HTML in the running IPython
 kernel (``nb.setup()`` calls it). The rule: a missing value (NaN, None, NaT,
 ``<NA>``) shows as an em dash, with a footnote under the table saying so;
 infinities show as ``∞``; times to the second; an unnamed integer index (row
-numbers) is left out; numbers are
-right-aligned with thousands separators, snake_case headers read as words with
-units (``slowest_io_s`` -> "slowest I/O [s]"), at most four significant figures
-below 10,000; every cell and header is HTML-escaped; a table wider than the
-page scrolls inside its own box. A result table (:class:`iochar.result.Table`)
-made by SQL shows that SQL under it, folded, in a notebook and in a report run
-with ``--show-code``.
+numbers) is left out; snake_case headers read as words with units
+(``slowest_io_s`` -> "slowest I/O [s]"); a column of bytes or bytes/s
+(``io_bytes``, ``read_bps``) reads in binary units per cell ("2.1 GiB",
+"12.0 MiB/s"); other numbers are right-aligned with thousands separators and
+at most four significant figures below 10,000; every cell and header is
+HTML-escaped; a table wider than the page scrolls inside its own box. A result
+table (:class:`iochar.result.Table`) made by SQL shows that SQL under it,
+folded, in a notebook and in a report run with ``--show-code``.
 """
 
 from __future__ import annotations
@@ -145,6 +146,23 @@ def header_text(name: Any) -> str:
     return " ".join(out)
 
 
+def _unit_text(name: Any):
+    """How a numeric column's cells read: bytes and bytes/s in binary units, else numbers."""
+    from iochar.narrate import fmt_bytes, fmt_rate
+
+    tokens = str(name).split("_") if re.fullmatch(r"[a-z0-9_]+", str(name)) else []
+    unit = fmt_bytes if "bytes" in tokens else fmt_rate if "bps" in tokens else None
+    if unit is None:
+        return cell_text
+
+    def text(v: Any) -> str:
+        if _is_missing(v) or not isinstance(v, numbers.Real) or isinstance(v, bool):
+            return cell_text(v)
+        return unit(float(v))
+
+    return text
+
+
 def _show_sql() -> bool:
     """In a notebook (not a report) or in a report asked for its code (``--show-code``)."""
     mode = os.environ.get(REPORT_ENV)
@@ -185,6 +203,7 @@ def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
     )
     cols = list(shown.columns)
     numeric = [_numeric(shown[c]) if not isinstance(c, tuple) else False for c in cols]
+    texts = [_unit_text(c) if num else cell_text for c, num in zip(cols, numeric, strict=True)]
     missing = False
     head = []
     if keep_index:
@@ -207,7 +226,7 @@ def frame_html(df: pd.DataFrame, *, max_rows: int | None = 60) -> str:
             miss = _is_missing(v) if np.ndim(v) == 0 else False
             missing |= miss
             cls = _NUM if num else _TIME if isinstance(v, dt.datetime) else _TEXT
-            cells.append(f"<td{cls}>{html.escape(cell_text(v))}</td>")
+            cells.append(f"<td{cls}>{html.escape(texts[j](v))}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     notes = []
     if len(shown) < len(df):

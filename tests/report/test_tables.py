@@ -87,3 +87,13 @@ def test_the_sql_behind_a_result_table_shows_in_notebooks_and_show_code_reports(
     monkeypatch.setenv("IOCHAR_REPORT", "code")
     assert "SQL behind this table" in frame_html(t)
     assert "SQL behind" not in frame_html(pd.DataFrame({"x": [1]}))  # no SQL, nothing shown
+
+
+def test_byte_and_rate_columns_read_in_binary_units():
+    df = pd.DataFrame(
+        {"io_bytes": [2_246_939_998, 7, None], "read_bps": [2.0**20 * 12, 0.0, 1.0], "n": [1, 2, 3]}
+    )
+    text = _visible(frame_html(df))
+    assert "2.1 GiB" in text and "7 B" in text and "12.0 MiB/s" in text
+    assert "2,246,939,998" not in text and MISSING in text
+    assert re.findall(LEAK_PATTERN, text) == []
