@@ -135,7 +135,10 @@ def header_text(name: Any) -> str:
     tokens = text.split("_")
     out: list[str] = []
     for i, tok in enumerate(tokens):
-        if tok == "s" and i > 0 and tokens[i - 1] in _PER_SECOND:
+        if tok == "s" and i > 1 and tokens[i - 1] == "per":
+            out.pop()
+            out[-1] += "/s"
+        elif tok == "s" and i > 0 and tokens[i - 1] in _PER_SECOND:
             out[-1] += "/s"
         elif tok == "cn" and out and out[-1].endswith("/s"):
             out[-1] += "/CN"
@@ -146,12 +149,19 @@ def header_text(name: Any) -> str:
     return " ".join(out)
 
 
+#: Words that make a column of bytes a share of them (no unit).
+_SHARE = {"cdf", "share", "pct", "frac", "fraction", "ratio"}
+
+
 def _unit_text(name: Any):
     """How a numeric column's cells read: bytes and bytes/s in binary units, else numbers."""
     from iochar.narrate import fmt_bytes, fmt_rate
 
     tokens = str(name).split("_") if re.fullmatch(r"[a-z0-9_]+", str(name)) else []
-    unit = fmt_bytes if "bytes" in tokens else fmt_rate if "bps" in tokens else None
+    if _SHARE & set(tokens):  # cdf_bytes, share_bytes, pct_bytes: a fraction of bytes
+        return cell_text
+    rate = "bps" in tokens or ("bytes" in tokens and tokens[-2:] == ["per", "s"])
+    unit = fmt_rate if rate else fmt_bytes if "bytes" in tokens else None
     if unit is None:
         return cell_text
 

@@ -93,7 +93,12 @@ def test_byte_and_rate_columns_read_in_binary_units():
     df = pd.DataFrame(
         {"io_bytes": [2_246_939_998, 7, None], "read_bps": [2.0**20 * 12, 0.0, 1.0], "n": [1, 2, 3]}
     )
+    df["cdf_bytes"] = [0.25, 0.5, 1.0]  # a share of the bytes: a number, not bytes
+    df["bytes_per_s"] = [2.0**30, 1.0, 2.0]
     text = _visible(frame_html(df))
     assert "2.1 GiB" in text and "7 B" in text and "12.0 MiB/s" in text
+    assert "CDF bytes" in text and "0.25" in text and "0.5" in text and "1.0 GiB/s" in text
+    assert "bytes/s" in text  # the header of bytes_per_s
+    assert not re.search(r"\b0 B\b(?!/)", text)  # no share of bytes shown as bytes
     assert "2,246,939,998" not in text and MISSING in text
     assert re.findall(LEAK_PATTERN, text) == []
