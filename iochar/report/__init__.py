@@ -585,6 +585,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def _text(fragment: str) -> str:
+    """The text a reader sees in an HTML fragment (tags and the anchor pilcrow gone)."""
     return html.unescape(re.sub(r"<[^>]+>", "", fragment)).replace("\u00b6", "").strip()
 
 
@@ -630,8 +631,7 @@ def _one_h1(body: str, title: str) -> str:
 
     def fix(m: re.Match) -> str:
         nonlocal dropped
-        text = html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).replace("\u00b6", "").strip()
-        if not dropped and text == title.strip():
+        if not dropped and _text(m.group(2)) == title.strip():
             dropped = True
             return ""
         return f"<h2{m.group(1)}>{m.group(2)}</h2>"
