@@ -111,10 +111,13 @@ def _offline_renderer(spec: dict, **options: Any) -> tuple[dict, dict]:
     with the Vega they bundle (vega-embed's SVG renderer, with tooltips); nbconvert's
     HTML exporter and other frontends, which have no renderer for it, take
     ``image/svg+xml`` (vl-convert), which needs no script. The spec carries its data
-    inline and no ``$schema`` URL, so nothing names the network.
+    inline and no ``$schema`` URL, so nothing names the network, and its tooltips show
+    a missing value as "—" (:func:`iochar.plot.tooltips.show_missing`).
     """
     import altair as alt
     from altair.utils.mimebundle import spec_to_mimebundle
+
+    from iochar.plot.tooltips import show_missing
 
     svg = spec_to_mimebundle(
         spec,
@@ -124,7 +127,8 @@ def _offline_renderer(spec: dict, **options: Any) -> tuple[dict, dict]:
         vegaembed_version=alt.VEGAEMBED_VERSION,
         vegalite_version=alt.VEGALITE_VERSION,
     )["image/svg+xml"]
-    view = {k: v for k, v in spec.items() if k != "$schema"}
+    # tooltips read "—", not "null", where a row has no value
+    view = show_missing({k: v for k, v in spec.items() if k != "$schema"})
     # local exports only: no "Open in Vega Editor" (a web page) in the chart's menu
     actions = {"export": True, "source": False, "compiled": False, "editor": False}
     embed = {"renderer": "svg", "actions": actions, **(options.get("embed_options") or {})}

@@ -348,6 +348,7 @@ def _run_notebook_01(frontend: Frontend, tmp_path: Path, monkeypatch) -> None:
             " return t ? t.innerText : null; })()"
         )
         assert tip and "value" in tip, (where, tip)
+        assert not re.search(r"\b(null|NaN|NaT|None|undefined|Infinity)\b|<NA>", tip), tip
 
         # the saved notebook, opened again without running it, still draws its charts
         browser.call("Page.reload")
