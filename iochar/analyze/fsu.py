@@ -170,7 +170,7 @@ class CostModel:
         Huber bounds a run's residual but not its leverage (a 4 MiB run served
         10x too fast from cache drags it to a flat model), so the robust fit
         then rejects runs past ``cutoff`` and refits the rest by least squares
-        (reweighted least squares, Rousseeuw & Leroy 1987, §3.4), starting once
+        (reweighted least squares, Rousseeuw & Leroy 1987, ch. 2), starting once
         from the Huber fit and once from the least-median-of-squares fit, and
         keeps the tighter. Down-weighting alone is no verdict: about 18% of
         Gaussian errors sit past 1.35 scale units, and the old rule "weight < 1
@@ -181,9 +181,10 @@ class CostModel:
     cutoff : float, default 2.5
         Robust fit only: a run is an outlier when its standardized residual
         ``|r - median(r)| / s`` at the final coefficients exceeds ``cutoff``,
-        with ``s = 1.4826 * MAD`` of that operation's residuals. 2.5 is the
+        with ``s = 1.4826 (1 + 5 / (n - 2)) MAD`` of that operation's n
+        residuals (:meth:`_standardized`). 2.5 is the
         cutoff of Rousseeuw & Leroy (1987, *Robust Regression and Outlier
-        Detection*, §3.4) for standardized residuals of a robust fit: about
+        Detection*, ch. 2) for standardized residuals of a robust fit: about
         1% of Gaussian errors pass it, while a run served from cache (the
         paper's Fig. 2) or slowed by interference lands far beyond it.
     max_iter : int, default 100
@@ -218,8 +219,8 @@ class CostModel:
         [s], ``residual`` (Eq. 4: pred/obs - 1), ``bw_bps`` (observed
         bytes/s), ``pred_bw_bps`` (Eq. 6 for that run [bytes/s]),
         ``bw_error`` (pred/obs - 1), ``weight`` (in the final fit: 0 for an
-        outlier), ``std_residual`` (``|r - median(r)| / (1.4826 MAD)`` per
-        operation; NaN for OLS) and ``outlier`` (``std_residual > cutoff``).
+        outlier), ``std_residual`` (``|r - median(r)| / s`` per operation, see
+        ``cutoff``; NaN for OLS) and ``outlier`` (``std_residual > cutoff``).
     notes_ : list of str
         What the fit had to do (constrained coefficients, non-convergence).
     source_ : str
@@ -356,15 +357,20 @@ class CostModel:
         return self
 
     def _standardized(self, resid: np.ndarray) -> np.ndarray:
-        """``|r - median(r)| / (1.4826 MAD)`` for a robust fit; NaN for OLS.
+        """``|r - median(r)| / s`` for a robust fit; NaN for OLS.
 
-        The MAD is scaled to the standard deviation of Gaussian errors; an exact
-        fit (MAD 0) has no outliers.
+        ``s = 1.4826 (1 + 5 / (n - 2)) MAD``: the MAD scaled to the standard
+        deviation of Gaussian errors, times Rousseeuw & Leroy's finite-sample
+        factor for a fit of p = 2 coefficients to n runs (1987, ch. 2, the LMS scale), so
+        a benchmark of six sizes does not call its spread outliers. An exact fit
+        (MAD 0) has no outliers.
         """
         if self.robust is None:
             return np.full(len(resid), np.nan)
         dev = np.abs(resid - np.median(resid))
-        mad = 1.4826 * float(np.median(dev))
+        n = len(resid)
+        small = 1.0 + 5.0 / (n - 2) if n > 2 else math.inf  # finite-sample factor, p = 2
+        mad = 1.4826 * small * float(np.median(dev))
         if mad <= 1e-15:
             return np.zeros(len(resid))
         return dev / mad
@@ -420,7 +426,7 @@ class CostModel:
         10x too fast from cache drags an IRLS started at least squares to a flat
         model. The start is instead the exact fit through the pair of runs (at two
         distinct sizes, both coefficients >= 0 when ``positive``) that minimises the
-        h-th smallest ``|r|``, ``h = n // 2 + 1`` (Rousseeuw & Leroy 1987, §3.4: LMS
+        h-th smallest ``|r|``, ``h = n // 2 + 1`` (Rousseeuw & Leroy 1987, ch. 2: LMS
         with p = 2; every pair for up to 2,016 pairs, else 2,016 drawn with a fixed
         seed). Falls back to ``w_ols`` when no pair qualifies.
         """
@@ -447,7 +453,7 @@ class CostModel:
         return cand[int(np.argmin(crit))]
 
     def _reject(self, X, y, w, weight, notes: list[str]):
-        """Reweighted least squares after the robust fit (Rousseeuw & Leroy 1987, §3.4).
+        """Reweighted least squares after the robust fit (Rousseeuw & Leroy 1987, ch. 2).
 
         Runs whose standardized residual exceeds ``cutoff`` get weight 0 and the rest
         (weight 1) are fitted again by least squares, until the set of rejected runs
