@@ -42,6 +42,7 @@ from iochar.load.strace._block import (
 from iochar.load.strace._syscalls import (
     _ARG_CALLS,
     _AT_PATH,
+    _AT_PATHS2,
     _CLOBBER_CALLS,
     _DUP_CALLS,
     _EXEC_CALLS,
@@ -52,20 +53,28 @@ from iochar.load.strace._syscalls import (
     _F_EXEC,
     _F_FCNTL,
     _F_OPEN,
+    _F_TWO,
     _FD_FIRST,
     _MMAP,
     _NO_FILE_CALLS,
     _OPEN_CALLS,
     _PATH_FIRST,
+    _PATHS2,
     _POS_ADVANCE,
     _POS_EXPLICIT,
     _POS_EXPLICIT2,
     _POS_LLSEEK,
     _POS_NONE,
+    _POS_PTR,
     _POS_SEEK,
     _POSITION,
     _SHAPES,
+    _TWO_SIDED,
+    _XFER_PTR2,
+    _XFER_SENDFILE,
+    _XFER_TEE,
     CALL_OPS,
+    TRANSFER_OPS,
 )
 from iochar.schema import OPS
 
@@ -111,6 +120,33 @@ _P_MMAPFD = r"(?-u)^(?u:[^,])*, (?u:[^,])*, (?u:[^,])*, (?u:[^,])*, ([0-9]+)"
 _P_OFF = r"(?-u), (-?[0-9]+)$"
 _P_OFF2 = r"(?-u), (-?[0-9]+), [A-Z0-9_|]+$"
 _P_LLSEEK = r"(?-u)\[([0-9]+)\]"
+# Two-sided calls (see _syscalls._TWO_SIDED): the second fd with its -y path and
+# the offset pointers of a transfer (p: the pointer as printed, o: the loff_t it
+# holds before the call; sendfile's "[N] => [M]" is before => after, strace's
+# sendfile decoder); the first path argument a rename/link's second row drops.
+_P_FDANN = r"-?[0-9]+(?:<" + _P_ANN + r">)?"
+_P_FD2 = r"(?P<fd2>-?[0-9]+)(?:<(?P<ann2>" + _P_ANN + r")>)?"
+
+
+def _p_ptr(g: str) -> str:
+    return rf"(?P<p{g}>NULL|\[(?P<o{g}>-?[0-9]+)\](?: => \[-?[0-9]+\])?|(?u:[^,])+)"
+
+
+_P_NOPTR = {g: rf"(?P<p{g}>)(?P<o{g}>)" for g in "12"}
+_P_XFER = {
+    _XFER_PTR2: rf"(?-u)^{_P_FDANN}, {_p_ptr('1')}, {_P_FD2}, {_p_ptr('2')},",
+    _XFER_SENDFILE: rf"(?-u)^{_P_FDANN}, {_P_NOPTR['1']}{_P_FD2}, {_p_ptr('2')},",
+    _XFER_TEE: rf"(?-u)^{_P_FDANN}, {_P_NOPTR['1']}{_P_FD2}, {_P_NOPTR['2']}",
+}
+#: ops.op code of a transfer's (first, second) fd argument's row, by layout.
+_XFER_OP = np.full((max(_P_XFER) + 1, 2), -1, dtype=np.int8)
+for _name, (_a, _b) in TRANSFER_OPS.items():
+    _XFER_OP[_TWO_SIDED[_name]] = (_OP_CODE[_a], _OP_CODE[_b])
+_P_QSTR = r'"(?:(?u:[^"\\])|\\(?u:.))*"(?:\.\.\.)?'
+_P_FIRST_PATH = {
+    _PATHS2: rf"(?-u)^{_P_QSTR}, ",
+    _AT_PATHS2: rf"(?-u)^(?:AT_FDCWD|-?[0-9]+)(?:<{_P_ANN}>)?, {_P_QSTR}, ",
+}
 
 _EXPECT_LINE = "an strace line: [pid] timestamp syscall(args) = result"
 _EXPECT_TAIL = "'= result' or '<unfinished ...>' at the end of the call"
@@ -705,6 +741,7 @@ class _Parser:
         self.g_shape = np.zeros(0, dtype=np.int8)
         self.g_pos = np.zeros(0, dtype=np.int8)
         self.g_flags = np.zeros(0, dtype=np.int16)
+        self.g_layout = np.zeros(0, dtype=np.int8)  # _TWO_SIDED layout, 0: one side
         # carried state
         self.split_carry: tuple[str, int] | None = None
         self.utf8_bad: list[tuple[int, str, object]] = []
@@ -734,6 +771,7 @@ class _Parser:
         self.messages = 0
         self.pairs = 0
         self.unresolved = 0
+        self.second_rows = 0
 
     # ------------------------------------------------------------ names
     def _gid(self, name: str) -> int:
@@ -756,11 +794,13 @@ class _Parser:
                     else 0
                 )
                 | (_F_EXEC if name in _EXEC_CALLS else 0)
+                | (_F_TWO if name in _TWO_SIDED else 0)
             )
             self.g_op = np.append(self.g_op, np.int8(-1 if op is None else _OP_CODE[op]))
             self.g_shape = np.append(self.g_shape, np.int8(_SHAPES.get(name, 0)))
             self.g_pos = np.append(self.g_pos, np.int8(_POSITION.get(name, _POS_NONE)))
             self.g_flags = np.append(self.g_flags, np.int16(flags))
+            self.g_layout = np.append(self.g_layout, np.int8(_TWO_SIDED.get(name, 0)))
             self.non_io = np.append(self.non_io, 0)
         return gid
 
@@ -1365,8 +1405,17 @@ class _Parser:
         gid = r["gid"]
         op, shape = self.g_op[gid], self.g_shape[gid]
         poskind, flags = self.g_pos[gid], self.g_flags[gid]
+        second = None
+        if ((flags & _F_TWO) != 0).any():  # transfers, rename, link: a row per side
+            r, sides = self._two_sided(r, op, poskind, flags)
+            gid, second = r["gid"], sides["second"]
+            op, shape, poskind, flags = sides["op"], self.g_shape[gid], sides["pos"], sides["flags"]
         ok = r["retok"] & ~r["has_err"]
         a = self._arguments(r, shape, poskind, flags, ok)
+        if second is not None:
+            ptr = poskind == _POS_PTR
+            a["off"] = np.where(ptr, sides["off"], a["off"])
+            a["off_ok"] = np.where(ptr, sides["off_ok"], a["off_ok"])
         dfid, dvalid, rfid, rvalid = self._fids(r, a)
         ev = _fd_events(r, a, op, shape, poskind, flags, ok)
         ev["ev_fid"] = np.where(rvalid, rfid, dfid)
@@ -1380,15 +1429,140 @@ class _Parser:
         opc = np.where(op >= 0, op, np.where(fid_ok, _OTHER, -1))
         io = np.flatnonzero(opc >= 0)
         self.non_io += np.bincount(gid[opc < 0], minlength=len(self.names))
-        explicit = (poskind == _POS_EXPLICIT) | (poskind == _POS_EXPLICIT2)
+        explicit = (poskind == _POS_EXPLICIT) | (poskind == _POS_EXPLICIT2) | (poskind == _POS_PTR)
         which = [ev["seek"], ev["advancing"], explicit]
         offset = np.select(which, [ev["seek_pos"], pos, a["off"]], 0)
         offset_ok = np.select(which, [ev["seek_ok"], ~append_w & pos_ok, a["off_ok"]], False)
-        self.io_calls += io.size
+        extra = 0 if second is None else int(second[io].sum())
+        self.io_calls += io.size - extra
+        self.second_rows += extra
         tables = {"ops": self._ops_table(r, io, opc, fid, fid_ok, offset, offset_ok, ok)}
         if self.new_files:
             tables["files"] = self._files_table()
         return Parsed(tables=tables, meta=self._meta(), skips=self.skips)
+
+    def _two_sided(
+        self, r: dict[str, Any], op: np.ndarray, poskind: np.ndarray, flags: np.ndarray
+    ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Give each two-sided call (:data:`_syscalls._TWO_SIDED`) a second record.
+
+        A transfer between two fds (copy_file_range, splice, sendfile, tee) is
+        a read on its in-fd's file and a write on its out-fd's file, each of
+        the returned byte count. With a NULL offset pointer (or none, as
+        sendfile's out-fd and tee's pipes) a side reads or writes at its fd's
+        position and advances it; with ``[N]`` it transfers at N and leaves the
+        fd's position alone (man 2 copy_file_range, splice, sendfile; strace
+        prints the pointed value before the call, sendfile's as ``[N] => [M]``).
+        rename/renameat/renameat2/link/linkat name two paths: the first
+        record keeps the old path, the second the new one. Records follow
+        each other in argument order. A transfer whose arguments do not parse
+        keeps one record (its first fd's side) and leaves that fd's position
+        unknown.
+
+        Returns the records with the second ones inserted after their first,
+        and per record: ``second`` (the inserted ones), ``op``, ``pos`` (how
+        it moves its fd's position), ``flags``, ``off``/``off_ok`` (``[N]``).
+        """
+        n = flags.size
+        gid = r["gid"]
+        two = np.flatnonzero((flags & _F_TWO) != 0)
+        lay = self.g_layout[gid[two]].astype(np.int64)
+        text = r["args"].gather(np.searchsorted(r["ai"], two))
+        frame = pl.DataFrame({"j": np.arange(two.size), "t": text, "lay": lay})
+        cols = {"fd2": pl.Int64, "ann2": pl.String, "p1": pl.String, "o1": pl.String}
+        cols.update({"p2": pl.String, "o2": pl.String, "rest": pl.String})
+        parts = [pl.DataFrame(schema={"j": pl.Int64, **cols})]
+        t = pl.col("t")
+        for layout, pattern in _P_XFER.items():
+            sub = frame.filter(pl.col("lay") == layout)
+            if sub.height:
+                g = sub.select("j", g=t.str.extract_groups(pattern)).unnest("g")
+                parts.append(g.with_columns(rest=pl.lit(None, pl.String)).select("j", *cols))
+        for layout, pattern in _P_FIRST_PATH.items():
+            sub = frame.filter(pl.col("lay") == layout)
+            if sub.height:
+                rest = pl.when(t.str.contains(pattern)).then(t.str.replace(pattern, ""))
+                parts.append(sub.select("j", rest=rest))
+        got = pl.concat(
+            [
+                p.with_columns(
+                    pl.col(c).cast(d, strict=False) for c, d in cols.items() if c in p.columns
+                )
+                for p in parts
+            ],
+            how="diagonal",
+        ).sort("j")
+        x = {c: got[c] for c in cols}
+        is_x = x["rest"].is_null().to_numpy() & np.isin(lay, list(_P_XFER))
+        parsed = np.where(
+            is_x, x["fd2"].is_not_null().to_numpy(), x["rest"].is_not_null().to_numpy()
+        )
+        # the new order: every record, each parsed two-sided one followed by its second
+        add = two[parsed]
+        cat = np.concatenate([np.arange(n), add])
+        order = np.argsort(cat, kind="stable")
+        idx = cat[order]
+        second = order >= n
+        out: dict[str, Any] = {
+            k: v[idx] for k, v in r.items() if k != "ai" and isinstance(v, np.ndarray)
+        }
+        take = pa.array(idx)
+        for name in ("err", "rpath"):
+            out[name] = r[name].cast(pa.string()).take(take)
+        sec_rows = np.flatnonzero(second)
+        j_of = np.full(n, -1, dtype=np.int64)
+        j_of[two] = np.arange(two.size)
+        j_sec = j_of[idx[sec_rows]]  # two-sided entry of each second record
+        j_first = j_of[idx]  # -1: one-sided
+        xs = np.flatnonzero(is_x[j_sec])  # second records of transfers
+        ann = r["ann"].gather(idx)
+        if xs.size:
+            rows = sec_rows[xs]
+            out["fd"][rows] = x["fd2"].gather(j_sec[xs]).to_numpy()
+            out["fdok"][rows] = True
+            ann2 = x["ann2"].gather(j_sec[xs])
+            ann = ann.scatter(rows, ann2)
+            out["has_ann"][rows] = ann2.is_not_null().to_numpy()
+        out["ann"] = ann
+        # argument text: the calls that keep it, a path call's second without its first path
+        ai, has_args = r["ai"], (flags & _F_ARGS) != 0
+        new_ai = np.flatnonzero(has_args[idx])
+        args = r["args"].gather(np.searchsorted(ai, idx[new_ai]))
+        ps = np.flatnonzero(second[new_ai] & ~is_x[np.maximum(j_first[new_ai], 0)])
+        if ps.size:
+            args = args.scatter(ps, x["rest"].gather(j_first[new_ai[ps]]))
+        out["ai"], out["args"] = new_ai, args
+        # each side's op and position rule
+        new_op, new_pos, new_flags = op[idx], poskind[idx], flags[idx]
+        off = np.zeros(idx.size, dtype=np.int64)
+        off_ok = np.zeros(idx.size, dtype=bool)
+        xrows = np.flatnonzero((j_first >= 0) & is_x[np.maximum(j_first, 0)])
+        if xrows.size:
+            jx = j_first[xrows]
+            sec = second[xrows]
+            new_op[xrows] = _XFER_OP[lay[jx], sec.astype(np.int64)]
+            ok_x = parsed[jx]
+            ptr = np.where(
+                sec,
+                x["p2"].gather(jx).fill_null("").to_numpy(),
+                x["p1"].gather(jx).fill_null("").to_numpy(),
+            )
+            val = pl.Series(
+                np.where(
+                    sec,
+                    x["o2"].gather(jx).fill_null("").to_numpy(),
+                    x["o1"].gather(jx).fill_null("").to_numpy(),
+                )
+            )
+            val = val.cast(pl.Int64, strict=False)
+            moves = (ptr == "") | (ptr == "NULL")
+            new_pos[xrows] = np.where(ok_x, np.where(moves, _POS_ADVANCE, _POS_PTR), _POS_NONE)
+            new_flags[xrows] = np.where(ok_x, new_flags[xrows] & ~_F_CLOBBER, new_flags[xrows])
+            off[xrows] = val.fill_null(0).to_numpy()
+            off_ok[xrows] = val.is_not_null().to_numpy() & ok_x & ~moves
+        sides = {"second": second, "op": new_op, "pos": new_pos, "flags": new_flags}
+        sides.update(off=off, off_ok=off_ok)
+        return out, sides
 
     def _ops_table(
         self,
@@ -1478,7 +1652,7 @@ class _Parser:
             .then(args)
             .str.extract(_P_ANYFD, 1),
             # an fd beyond int64 names no open file: no fd, as for offsets below
-            mfd=pl.when(sh == _MMAP)
+            mfd=pl.when((sh == _MMAP) & ~args.str.contains("MAP_ANONYMOUS", literal=True))
             .then(args)
             .str.extract(_P_MMAPFD, 1)
             .cast(pl.Int64, strict=False),
@@ -1769,6 +1943,7 @@ class _Parser:
             "lines": self.lines,
             "calls": self.calls,
             "io_calls": self.io_calls,
+            "second_rows": self.second_rows,
             "non_io_calls_total": sum(counts.values()),
             "non_io_calls": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
             "signals": self.signals,

@@ -1,7 +1,8 @@
 """What each system call means to the strace loader: its op, argument shape and effects.
 
 :data:`CALL_OPS` (re-exported by :mod:`iochar.load.strace`) maps a call to its
-``ops.op``; the other tables say where a call names its file (first fd, path
+``ops.op`` and :data:`TRANSFER_OPS` a transfer call to the ops of its two rows;
+the other tables say where a call names its file (first fd, path
 argument, ``(dirfd, path)``, mmap's fifth argument), how it moves the file
 position of its fd, and which calls open, duplicate, close or clobber an fd.
 :meth:`iochar.load.strace._parser._Parser._gid` reads them once per call name.
@@ -72,10 +73,35 @@ _POSITION: dict[str, int] = {
     "lseek": _POS_SEEK,
     "_llseek": _POS_LLSEEK,
 }
+_POS_PTR = 6  # a transfer side with an offset pointer: pread-like, the fd position stays
 # Calls that reset what is known about an fd (position, and its file without -y).
 _OPEN_CALLS = ("open", "openat", "openat2", "creat")
 _DUP_CALLS = ("dup", "dup2", "dup3")
-_CLOBBER_CALLS = ("sendfile", "sendfile64", "copy_file_range", "splice")
+# Transfers whose arguments do not parse leave their first fd's position unknown.
+_CLOBBER_CALLS = ("sendfile", "sendfile64", "copy_file_range", "splice", "tee")
+
+# Calls with two sides, each its own ops row (argument order), by argument layout:
+# - a transfer between two fds: a read on the in-fd's file and a write on the out-fd's,
+#   both of the returned byte count (man 2 copy_file_range, sendfile, splice, tee);
+# - a call naming two paths (rename, link): one row per path, old then new.
+_XFER_PTR2 = 1  # (fd_in, loff_t *off_in, fd_out, loff_t *off_out, len, flags)
+_XFER_SENDFILE = 2  # (out_fd, in_fd, off_t *offset, count)
+_XFER_TEE = 3  # (fd_in, fd_out, len, flags): two pipes
+_PATHS2 = 4  # (oldpath, newpath)
+_AT_PATHS2 = 5  # (olddirfd, oldpath, newdirfd, newpath[, flags])
+_TWO_SIDED: dict[str, int] = {
+    **dict.fromkeys(("copy_file_range", "splice"), _XFER_PTR2),
+    **dict.fromkeys(("sendfile", "sendfile64"), _XFER_SENDFILE),
+    "tee": _XFER_TEE,
+    **dict.fromkeys(("rename", "link"), _PATHS2),
+    **dict.fromkeys(("renameat", "renameat2", "linkat"), _AT_PATHS2),
+}
+#: Transfer call -> ``ops.op`` of its (first, second) fd argument's row.
+TRANSFER_OPS: dict[str, tuple[str, str]] = {
+    name: ("write", "read") if layout == _XFER_SENDFILE else ("read", "write")
+    for name, layout in _TWO_SIDED.items()
+    if layout in (_XFER_PTR2, _XFER_SENDFILE, _XFER_TEE)
+}
 _EXEC_CALLS = ("execve", "execveat")
 # Calls that never name a file or fd: their arguments are not searched.
 _NO_FILE_CALLS = frozenset(
@@ -96,10 +122,12 @@ _NO_FILE_CALLS = frozenset(
 )  # fmt: skip
 # Calls whose arguments beyond the first fd are read (so their text is kept).
 _ARG_CALLS = frozenset(
-    (*_PATH_FIRST_CALLS, *_AT_CALLS, "mmap", "mmap2", "fcntl", "fcntl64", "_llseek")
+    (*_PATH_FIRST_CALLS, *_AT_CALLS, *_TWO_SIDED, "mmap", "mmap2", "fcntl", "fcntl64", "_llseek")
     + tuple(k for k, v in _POSITION.items() if v in (_POS_EXPLICIT, _POS_EXPLICIT2))
 )
 
 
-# name flags (what a call does to its fd, whether its arguments are read)
-_F_OPEN, _F_DUP, _F_FCNTL, _F_CLOSE, _F_CLOBBER, _F_ARGS, _F_EXEC = (1 << i for i in range(7))
+# name flags (what a call does to its fd, whether its arguments are read, two sides)
+_F_OPEN, _F_DUP, _F_FCNTL, _F_CLOSE, _F_CLOBBER, _F_ARGS, _F_EXEC, _F_TWO = (
+    1 << i for i in range(8)
+)
