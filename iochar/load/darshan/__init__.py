@@ -20,7 +20,9 @@ table               rows
 ``files``           one per record id of a file-like module (POSIX, MPI-IO,
                     STDIO, H5F, H5D, PNETCDF_FILE/VAR, LUSTRE, DXT_*, DFS,
                     DAOS): ``path`` from the log's name records (NULL when
-                    the log has none), ``record_id`` = Darshan's 64-bit hash
+                    the log has none for the id, or an empty one, as Darshan
+                    3.4 writes for DAOS objects), ``record_id`` = Darshan's
+                    64-bit hash
 ``file_stats``      one per POSIX, MPI-IO, STDIO, H5F, H5D, PNETCDF_FILE and
                     PNETCDF_VAR record, mapped by :data:`VARIABLE_MAP`
 ``access_sizes``    nonzero ``*_SIZE_{READ,WRITE}_[AGG_]<bin>`` counters of
@@ -198,6 +200,7 @@ from iochar.load.darshan._header import (
     SUPPORTED_VERSIONS,
     _err,
     _Header,
+    _incomplete,
     _job_warnings,
     _jobs_and_meta,
     _modules,
@@ -471,8 +474,9 @@ class DarshanLoader:
         """Yield the ``jobs`` chunk, then every module's chunks, then the last chunk's counts."""
         job = _read_job(log.cb, log.handle, hdr, log.name, log.strict, log.skips)
         log.nprocs = job.nprocs
-        warnings += _job_warnings(log.name, modules, job.version)
-        jobs, meta = _jobs_and_meta(job, modules, hosts)
+        incomplete = [n for _, n in _incomplete(hdr, log.cb._mod_names)]
+        warnings += _job_warnings(log.name, modules, job.version, incomplete)
+        jobs, meta = _jobs_and_meta(job, modules, hosts, incomplete)
         yield Parsed(tables={"jobs": jobs}, meta=meta, skips=log.skips, warnings=list(warnings))
         yield from self._read_modules(log, modules)
         yield self._last_chunk(log, modules, meta)
@@ -484,6 +488,8 @@ class DarshanLoader:
         for m in modules:
             if "damaged" in m:
                 continue
+            if m["name"].startswith("slot "):
+                continue  # a module newer than libdarshan-util: warned about, not read
             reader = self._reader(m["name"])
             if reader is None:
                 log.skips.add(None, f"{m['name']}: no reader for this module")
@@ -507,18 +513,32 @@ class DarshanLoader:
 
     @staticmethod
     def _last_chunk(log: _Log, modules, meta: dict[str, Any]) -> Parsed:
-        """The last chunk: per-module record counts, the file count, the unnamed-records warning."""
+        """The last chunk: per-module record counts, the file count, the unnamed-records warning.
+
+        Each module's entry of ``meta["modules"]`` gains ``records`` (records
+        read; None for a module not read) and ``kept_in``: ``"file_stats"``
+        for the modules :data:`VARIABLE_MAP` maps (iochar's analyses read
+        them), ``"ops"`` for DXT, ``"module_counters"`` for the modules kept
+        raw (LUSTRE, HEATMAP, APMPI, APXC, BG/Q, MDHIM, DFS, DAOS), None for
+        a module not read.
+        """
         final_warnings = []
         if log.unnamed:
             final_warnings.append(
-                f"{log.name}: {log.unnamed} record id(s) have no name record; their path is NULL"
+                f"{log.name}: {log.unnamed} record id(s) have no name record or an empty "
+                "name; their path is NULL"
             )
         modules_meta = dict(meta["modules"])
         for m in modules:
+            read = not m["name"].startswith("slot ") and "damaged" not in m
             modules_meta[m["name"]] = {
                 **modules_meta[m["name"]],
-                "records": log.counts.get(m["name"], 0),
+                "records": log.counts.get(m["name"], 0) if read else None,
+                "kept_in": _kept_in(m["name"]) if read else None,
             }
+        for mod, entry in modules_meta.items():
+            if "records" not in entry:  # flagged incomplete, no region
+                modules_meta[mod] = {**entry, "records": 0, "kept_in": _kept_in(mod)}
         return Parsed(
             tables={},
             meta={"modules": modules_meta, "files": len(log.file_ids)},
@@ -539,6 +559,17 @@ class DarshanLoader:
         if module in _GENERIC:
             return _read_generic
         return None
+
+
+def _kept_in(module: str) -> str | None:
+    """The table a module's records are analyzed from (see :meth:`DarshanLoader._last_chunk`)."""
+    if module in VARIABLE_MAP:
+        return "file_stats"
+    if module in _DXT:
+        return "ops"
+    if DarshanLoader._reader(module) is not None:
+        return "module_counters"
+    return None
 
 
 register(DarshanLoader())

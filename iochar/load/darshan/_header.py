@@ -31,8 +31,14 @@ MAGIC_NR = 6567223
 
 #: Log format versions libdarshan-util 3.5 reads -> (header bytes, module
 #: slots, partial-flag struct code, whether per-module versions follow).
+#: Every format has the ``uint32_t mod_ver[]`` array after the region map:
+#: libdarshan-util's ``darshan_log_get_header`` reads formats before 3.41
+#: (Darshan 3.0.0 to 3.4.0) as ``header_3_00`` = version, magic, comp_type,
+#: ``uint32_t partial_flag``, name map, 16 module maps, 16 module versions
+#: (360 bytes; the job region starts right after it), and 3.41 (Darshan
+#: 3.4.1 on) with 64 module slots and a 64-bit partial flag (1328 bytes).
 SUPPORTED_VERSIONS: dict[str, tuple[int, int, str, bool]] = {
-    "3.00": (296, 16, "3xI", False),
+    "3.00": (360, 16, "3xI", True),
     "3.10": (360, 16, "3xI", True),
     "3.20": (360, 16, "3xI", True),
     "3.21": (360, 16, "3xI", True),
@@ -65,6 +71,7 @@ class _Header:
     job: _Region
     names: _Region | None
     slots: list[_Region] = field(default_factory=list)
+    partial_flag: int = 0  # the header's bit mask, in the log's own module numbering
 
 
 def _err(path, line, expected, got=None, unit="byte"):
@@ -76,7 +83,8 @@ def _parse_header(path: str, raw: bytes, filesize: int, n_known: int) -> _Header
     version, size, order, comp = _check_start(path, raw, filesize)
     job, names, slots = _region_map(path, raw, filesize, version, order, n_known)
     _check_regions(path, [job] + ([names] if names else []) + slots, size, filesize)
-    return _Header(version, order, comp, size, job, names, slots)
+    partial = struct.unpack_from(order + "8sqB" + SUPPORTED_VERSIONS[version][2], raw)[3]
+    return _Header(version, order, comp, size, job, names, slots, partial)
 
 
 def _check_start(path: str, raw: bytes, filesize: int) -> tuple[str, int, str, int]:
@@ -138,13 +146,6 @@ def _region_map(
         off, length = maps[2 * i], maps[2 * i + 1]
         if length == 0:
             continue
-        if version == "3.41" and i >= n_known:
-            raise _err(
-                path,
-                head + 16 + 16 * i,
-                f"no data for module slot {i} (libdarshan-util knows {n_known} modules)",
-                f"{length} bytes at offset {off}",
-            )
         slots.append(_Region(f"module slot {i} (version {vers[i]})", off, length, slot=i))
     # the job region ends where libdarshan-util thinks it does
     if name_off:
@@ -245,7 +246,16 @@ def _inflate(chunks: Iterable[bytes], comp: int) -> Iterator[bytes]:
 class _NameWalker:
     """Splits the name region into records as libdarshan-util does, keeping them.
 
-    The first record of an id wins, as in libdarshan-util's hash table.
+    The rules are those of libdarshan-util 3.5's ``darshan_log_get_namerecs``
+    (formats 3.10 on: ``darshan_record_id`` then a NUL-terminated name, so a
+    record is at least 9 bytes, an id and an empty name) and
+    ``darshan_log_get_namerecs_3_00`` (format 3.00: id, ``uint32_t`` length,
+    that many bytes of path; a record is read while more than 12 bytes are
+    left). The first record of an id wins, as in libdarshan-util's hash
+    table, except that (3.10 on) a later non-empty name replaces an empty
+    one. An empty name is a record without a path (Darshan 3.4 writes them
+    for DAOS objects and DFS files it cannot name); :attr:`names` keeps it
+    as ``""``.
     """
 
     def __init__(self, version: str, order: str) -> None:
@@ -266,13 +276,15 @@ class _NameWalker:
                 path = buf[pos + 12 : pos + 12 + plen]
                 names.setdefault(rid, path.decode("utf-8", "backslashreplace"))
                 pos += 12 + plen
-        else:  # id | NUL-terminated name
-            while n - pos > 9:
+        else:  # id | NUL-terminated name (possibly empty: 9 bytes)
+            while n - pos >= 9:
                 nul = buf.find(b"\x00", pos + 8)
                 if nul < 0:
                     break
                 (rid,) = struct.unpack_from(idfmt, buf, pos)
-                names.setdefault(rid, buf[pos + 8 : nul].decode("utf-8", "backslashreplace"))
+                name = buf[pos + 8 : nul].decode("utf-8", "backslashreplace")
+                if not names.get(rid):
+                    names[rid] = name
                 pos = nul + 1
         self.pend = buf[pos:]
         if len(self.pend) >= _NAME_BUF // 2:
@@ -310,7 +322,13 @@ def _region_error(path, hdr: _Header, reg: _Region, exc: Exception) -> InputErro
 
 
 def _modules(cb, handle, hdr: _Header, name: str) -> list[dict[str, Any]]:
-    """The modules libdarshan-util lists, checked against the header's regions (and naming them)."""
+    """The modules libdarshan-util lists, checked against the header's regions (and naming them).
+
+    libdarshan-util's ``darshan_log_get_modules`` lists every region, in module
+    index order; a region in a slot beyond the modules it knows (a module added
+    by a later Darshan) has no name there and is named ``"slot <i>"`` here (it
+    is decompressed and checked, but not read: there is no record layout for it).
+    """
     ffi, lib = cb.ffi, cb.libdutil
     mods = ffi.new("struct darshan_mod_info **")
     cnt = ffi.new("int *")
@@ -321,7 +339,9 @@ def _modules(cb, handle, hdr: _Header, name: str) -> list[dict[str, Any]]:
             m = mods[0][i]
             out.append(
                 {
-                    "name": ffi.string(m.name).decode("ascii", "replace"),
+                    "name": f"slot {int(m.idx)}"
+                    if m.name == ffi.NULL
+                    else ffi.string(m.name).decode("ascii", "replace"),
                     "len": int(m.len),
                     "ver": int(m.ver),
                     "idx": int(m.idx),
@@ -340,7 +360,54 @@ def _modules(cb, handle, hdr: _Header, name: str) -> list[dict[str, Any]]:
         )
     for reg, m in zip(hdr.slots, out, strict=True):
         reg.module = m["name"]
+    flagged = {i for i, _ in _incomplete(hdr, cb._mod_names)}
+    for m in out:
+        m["partial"] = m["idx"] in flagged
     return out
+
+
+def _shift_flags(flag: int, index: int) -> int:
+    """Make room for a module inserted at ``index``: bits at and above it move up one."""
+    moved = ((flag << 1) >> (index + 1)) << (index + 1)
+    return (flag & ((1 << index) - 1)) | moved
+
+
+def _incomplete(hdr: _Header, mod_names: list[str]) -> list[tuple[int, str]]:
+    """The modules whose data Darshan flagged incomplete, as (module index, name).
+
+    Darshan sets bit *i* of the header's ``partial_flag`` when module *i* ran
+    out of memory for new records (STDIO's or POSIX's file-record limit, DXT's
+    trace buffer): its records are the ones kept before the limit
+    (darshan-parser prints "The <MODULE> module contains incomplete data!"
+    and shows them only with ``--show-incomplete``). The bit is set whether or
+    not the module wrote a region, so a flagged module may have no data at all.
+    Module numbers are libdarshan-util 3.5's: as its ``darshan_log_get_header``
+    does, formats before 3.20 make room for H5D and formats before 3.41 for
+    PNETCDF_VAR (the bits from that module's index up move up one). A bit past
+    the modules the library knows is named ``"slot <i>"``.
+
+    Parameters
+    ----------
+    hdr : _Header
+        The checked header.
+    mod_names : list of str
+        libdarshan-util's module names by index (``darshan_module_names``).
+
+    Returns
+    -------
+    list of (int, str)
+        Flagged modules in index order.
+    """
+    flag = hdr.partial_flag
+    minor = int(hdr.version.split(".", 1)[1])
+    if minor < 20 and "H5D" in mod_names:
+        flag = _shift_flags(flag, mod_names.index("H5D"))
+    if minor < 41 and "PNETCDF_VAR" in mod_names:
+        flag = _shift_flags(flag, mod_names.index("PNETCDF_VAR"))
+    flag &= (1 << 64) - 1
+    return [
+        (i, mod_names[i] if i < len(mod_names) else f"slot {i}") for i in range(64) if flag >> i & 1
+    ]
 
 
 @dataclass
@@ -420,14 +487,22 @@ def _mounts(cb, handle, hdr: _Header, name: str, strict: bool, skips: SkipLog) -
     return out
 
 
-def _job_warnings(name: str, modules: list[dict[str, Any]], version: str) -> list[str]:
-    """Warnings about the whole log: modules Darshan left partial, the 3.20 format's bug."""
+def _job_warnings(
+    name: str, modules: list[dict[str, Any]], version: str, incomplete: list[str]
+) -> list[str]:
+    """Warnings about the whole log: incomplete and unread modules, the 3.20 format's bug."""
     warnings = []
-    partial = [m["name"] for m in modules if m["partial"]]
-    if partial:
+    if incomplete:
         warnings.append(
-            f"{name}: Darshan ran out of memory for module(s) {', '.join(partial)}; "
-            "their records are incomplete (partial_flag set)"
+            f"{name}: module(s) {', '.join(incomplete)} contain incomplete data: Darshan ran "
+            "out of memory to store new records (partial flag set); the records kept are "
+            "the ones recorded before the limit"
+        )
+    unknown = [m["name"] for m in modules if m["name"].startswith("slot ")]
+    if unknown:
+        warnings.append(
+            f"{name}: module {', '.join(unknown)} is newer than this libdarshan-util "
+            "(no name or record layout); its region was checked but not read"
         )
     if version == "3.20":
         warnings.append(
@@ -438,9 +513,15 @@ def _job_warnings(name: str, modules: list[dict[str, Any]], version: str) -> lis
 
 
 def _jobs_and_meta(
-    job: _Job, modules: list[dict[str, Any]], hosts: set[str] | None
+    job: _Job, modules: list[dict[str, Any]], hosts: set[str] | None, incomplete: list[str]
 ) -> tuple[pa.Table, dict[str, Any]]:
-    """The ``jobs`` row and the first chunk's ``meta``."""
+    """The ``jobs`` row and the first chunk's ``meta``.
+
+    ``meta["modules"]`` has one entry per module region (``version``,
+    compressed ``bytes``, ``partial``) and one per module flagged incomplete
+    without a region (``version`` None, ``bytes`` 0); ``meta["incomplete"]``
+    lists the flagged modules and ``meta["partial"]`` says whether there is one.
+    """
     first = job.exe.split(" ", 1)[0] if job.exe else ""
     start_ts = _dt.datetime.fromtimestamp(job.start[0], _dt.UTC)
     jobs = pa.table(
@@ -471,8 +552,11 @@ def _jobs_and_meta(
             m["name"]: {"version": m["ver"], "bytes": m["len"], "partial": m["partial"]}
             for m in modules
         },
-        "partial": any(m["partial"] for m in modules),
+        "incomplete": list(incomplete),
+        "partial": bool(incomplete),
     }
+    for mod in incomplete:
+        meta["modules"].setdefault(mod, {"version": None, "bytes": 0, "partial": True})
     if hosts:
         meta["hosts"] = sorted(hosts)[:1000]
         if len(hosts) == 1:

@@ -16,6 +16,7 @@ import contextlib
 import glob
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from iochar.load._base import SkipLog
-from iochar.load.darshan._header import _err, _Header
+from iochar.load.darshan._header import _err, _Header, _inflate, _region_chunks, _region_error
 
 #: Access-size bucket suffix -> [lo, hi) in bytes (hi None: unbounded); the
 #: edges of ``DARSHAN_BUCKET_INC`` (``value < 101`` is the first bucket...).
@@ -418,7 +419,7 @@ class _Log:
         if f is None:
             f = self.file_ids[rid] = len(self.file_ids)
             self.new_files.append(rid)
-            if rid not in self.names:
+            if not self.names.get(rid):  # no name record, or an empty name
                 self.unnamed += 1
         return f
 
@@ -432,7 +433,7 @@ class _Log:
             {
                 "job_id": pa.array(np.zeros(len(rids), np.int64)),
                 "file_id": pa.array(np.arange(start, start + len(rids), dtype=np.int64)),
-                "path": pa.array([self.names.get(r) for r in rids], pa.string()),
+                "path": pa.array([self.names.get(r) or None for r in rids], pa.string()),
                 "record_id": pa.array(np.array(rids, dtype=np.uint64)),
             }
         )
@@ -921,45 +922,57 @@ def _read_heatmap(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Tab
     yield from rows.stream(idx, consume)
 
 
-#: APMPI/APXC: (header struct, header fields, perf struct, perf layout).
+#: APMPI/APXC: (header struct, header fields, perf struct).
 _AP_FIELDS = {
     "APXC": (
         "struct darshan_apxc_header_record",
         [
-            ("magic", "=i8"),
-            ("nblades", "=i8"),
-            ("nchassis", "=i8"),
-            ("ngroups", "=i8"),
-            ("memory_mode", "=i8"),
-            ("cluster_mode", "=i8"),
-            ("appid", "=u8"),
+            ("magic", "i8"),
+            ("nblades", "i8"),
+            ("nchassis", "i8"),
+            ("ngroups", "i8"),
+            ("memory_mode", "i8"),
+            ("cluster_mode", "i8"),
+            ("appid", "u8"),
         ],
         "struct darshan_apxc_perf_record",
     ),
     "APMPI": (
         "struct darshan_apmpi_header_record",
         [
-            ("magic", "=i8"),
-            ("sync_flag", "=u4"),
-            ("_pad", "=u4"),
-            ("f_variance_total_mpitime", "=f8"),
-            ("f_variance_total_mpisynctime", "=f8"),
+            ("magic", "i8"),
+            ("sync_flag", "u4"),
+            ("_pad", "u4"),
+            ("f_variance_total_mpitime", "f8"),
+            ("f_variance_total_mpisynctime", "f8"),
         ],
         "struct darshan_apmpi_perf_record",
     ),
 }
 
+#: The APMPI/APXC record layout versions decoded here (``APMPI_VER``, ``APXC_VER``).
+_AP_VERSIONS = {"APMPI": 1, "APXC": 1}
 
-def _ap_perf_layout(cb, module: str) -> tuple[np.dtype, list[str]] | None:
+
+def _padded(fields: list, order: str, size: int) -> np.dtype:
+    """A record dtype in byte order ``order``, padded at the end to ``size`` bytes."""
+    dt = np.dtype([(f, order + t if t[0] != "S" else t, *rest) for f, t, *rest in fields])
+    if dt.itemsize > size:
+        raise ValueError(f"record layout of {dt.itemsize} bytes, struct of {size}")
+    return np.dtype({"names": dt.names, "formats": [dt.fields[n][0] for n in dt.names],
+                     "offsets": [dt.fields[n][1] for n in dt.names], "itemsize": size})  # fmt: skip
+
+
+def _ap_perf_fields(cb, module: str) -> tuple[list, list[str]] | None:
+    """Fields (without byte order) and counter names of an APMPI/APXC performance record."""
     if module == "APXC":
         c = _names_array(cb, "apxc_counter_names")
         if c is None:
             return None
-        fields = [("id", "=u8"), ("rank", "=i8")]
-        fields += [(f, "=i8") for f in ("group", "chassis", "blade", "node")]
-        fields.append(("counters", "=u8", (len(c),)))
-        names = [f"APXC_{f.upper()}" for f in ("group", "chassis", "blade", "node")] + c
-        return np.dtype(fields), names
+        place = ("group", "chassis", "blade", "node")
+        fields = [("id", "u8"), ("rank", "i8"), *((f, "i8") for f in place)]
+        fields.append(("counters", "u8", (len(c),)))
+        return fields, [f"APXC_{f.upper()}" for f in place] + c
     c = _names_array(cb, "apmpi_counter_names")
     f1 = _names_array(cb, "apmpi_f_mpiop_totaltime_counter_names")
     f2 = _names_array(cb, "apmpi_f_mpiop_synctime_counter_names")
@@ -967,70 +980,87 @@ def _ap_perf_layout(cb, module: str) -> tuple[np.dtype, list[str]] | None:
     if c is None or f1 is None or f2 is None or f3 is None:
         return None
     fields = [
-        ("id", "=u8"),
-        ("rank", "=i8"),
-        ("counters", "=u8", (len(c),)),
-        ("f1", "=f8", (len(f1),)),
-        ("f2", "=f8", (len(f2),)),
-        ("f3", "=f8", (len(f3),)),
+        ("id", "u8"),
+        ("rank", "i8"),
+        ("counters", "u8", (len(c),)),
+        ("f1", "f8", (len(f1),)),
+        ("f2", "f8", (len(f2),)),
+        ("f3", "f8", (len(f3),)),
     ]
-    return np.dtype(fields), c + f1 + f2 + f3
+    return fields, c + f1 + f2 + f3
 
 
 def _read_ap(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Table]]:
+    """APMPI / APXC records, decoded in Python from the module's region.
+
+    The region is a header record (``struct darshan_<mod>_header_record``)
+    followed by one performance record per rank
+    (``struct darshan_<mod>_perf_record``), in the log's byte order, as
+    darshan-apmpi-logutils.c reads them (version 1). libdarshan-util is not
+    used for these: its ``darshan_log_get_apmpi_rec`` (and the APXC one) tells
+    the header from the others with a ``static int first_rec``, so in a process
+    that has already read one such log it reads the next log's header as a
+    performance record and every record after it shifted (pydarshan shows the
+    second log of a process with one record fewer). The node name is not kept.
+    """
     ffi = log.cb.ffi
     hdr_struct, hdr_fields, perf_struct = _AP_FIELDS[module]
-    perf = _ap_perf_layout(log.cb, module)
-    hdr_dtype = np.dtype([("id", "=u8"), ("rank", "=i8"), *hdr_fields])
+    m = log.modules[module]
+    if m["ver"] != _AP_VERSIONS[module]:
+        log.skips.add(None, f"{module}: record layout version {m['ver']} is not one iochar decodes")
+        return
+    perf = _ap_perf_fields(log.cb, module)
+    order = log.hdr.order
     try:
-        sizes_ok = (
-            perf is not None
-            and ffi.sizeof(hdr_struct) >= hdr_dtype.itemsize
-            and ffi.sizeof(perf_struct) >= perf[0].itemsize
+        hdr_dtype = _padded(
+            [("id", "u8"), ("rank", "i8"), *hdr_fields], order, ffi.sizeof(hdr_struct)
         )
-    except ffi.error:
-        sizes_ok = False
-    if not sizes_ok:
+        perf_dtype = None if perf is None else _padded(perf[0], order, ffi.sizeof(perf_struct))
+    except (ffi.error, ValueError):
+        perf_dtype = None
+    if perf_dtype is None:
         log.skips.add(None, f"{module}: record layout unknown to this darshan package")
         return
-    perf_dtype, perf_names = perf
+    perf_names = perf[1]
     hdr_names = [f"{module}_HDR_{f.upper()}" for f, _ in hdr_fields if f != "_pad"]
     names = hdr_names + perf_names
-    parts: dict[str, list] = {"rec": [], "rank": [], "codes": [], "values": []}
-    out: list[dict[str, pa.Table]] = []
-
-    def consume(ptr, ordinal):
-        if ordinal == 0:
-            h = np.frombuffer(ffi.buffer(ptr, hdr_dtype.itemsize), hdr_dtype)[0]
-            vals = np.array([float(h[f]) for f, _ in hdr_fields if f != "_pad"])
-            codes = np.arange(len(hdr_names))
-        else:
-            p = np.frombuffer(ffi.buffer(ptr, perf_dtype.itemsize), perf_dtype)[0]
-            vals = np.concatenate(
-                [
-                    np.asarray(p[f], np.float64).ravel()
-                    for f in perf_dtype.names
-                    if f not in ("id", "rank")
-                ]
-            )
-            codes = np.arange(len(hdr_names), len(hdr_names) + len(vals))
-            h = p
-        parts["rec"].append(ordinal)
-        parts["rank"].append(int(h["rank"]))
-        parts["codes"].append(codes)
-        parts["values"].append(vals)
-
-    yield from _get_records_streaming(log, module, idx, consume, out)
-    if parts["rec"]:
-        reps = np.array([len(v) for v in parts["values"]])
-        yield {
-            "module_counters": _long_table(
-                module,
-                np.repeat(np.array(parts["rec"]), reps),
-                None,
-                np.repeat(np.array(parts["rank"], np.int64), reps),
-                np.concatenate(parts["codes"]),
-                names,
-                np.concatenate(parts["values"]),
-            )
-        }
+    reg = m["region"]
+    try:
+        data = b"".join(_inflate(_region_chunks(log.fh, reg), log.hdr.comp))
+    except (zlib.error, OSError, EOFError) as exc:  # checked before; the file changed since
+        raise _region_error(log.name, log.hdr, reg, exc) from exc
+    hsize, psize = hdr_dtype.itemsize, perf_dtype.itemsize
+    if len(data) < hsize or (len(data) - hsize) % psize:
+        exc = _err(
+            log.name,
+            reg.off,
+            f"a {module} region of one {hsize}-byte header record and whole {psize}-byte "
+            "performance records",
+            f"{len(data)} bytes",
+        )
+        if log.strict:
+            raise exc
+        log.skips.add(None, f"{module} module skipped: {exc}")
+        return
+    h = np.frombuffer(data, hdr_dtype, count=1)[0]
+    p = np.frombuffer(data, perf_dtype, offset=hsize)
+    n = len(p)
+    log.counts[module] = n + 1
+    hdr_vals = np.array([float(h[f]) for f, _ in hdr_fields if f != "_pad"])
+    cols = [np.asarray(p[f], np.float64).reshape(n, -1)
+            for f in perf_dtype.names if f not in ("id", "rank")]  # fmt: skip
+    perf_vals = np.hstack(cols) if n else np.empty((0, len(perf_names)))
+    k = len(perf_names)
+    yield {
+        "module_counters": _long_table(
+            module,
+            np.concatenate([np.zeros(len(hdr_names), np.int64), np.repeat(np.arange(1, n + 1), k)]),
+            None,
+            np.concatenate([np.full(len(hdr_names), int(h["rank"])), np.repeat(p["rank"], k)]),
+            np.concatenate(
+                [np.arange(len(hdr_names)), np.tile(np.arange(len(hdr_names), len(names)), n)]
+            ),
+            names,
+            np.concatenate([hdr_vals, perf_vals.ravel()]),
+        )
+    }
