@@ -120,9 +120,9 @@ from iochar.load import register
 from iochar.load._base import Parsed
 from iochar.load._text import Source, open_text, source_name
 from iochar.load.strace._parser import _PY_END, _PY_LINE, _PY_MSG, KIND, _Parser
-from iochar.load.strace._syscalls import CALL_OPS
+from iochar.load.strace._syscalls import CALL_OPS, TRANSFER_OPS
 
-__all__ = ["StraceLoader", "CALL_OPS"]
+__all__ = ["StraceLoader", "CALL_OPS", "TRANSFER_OPS"]
 
 
 class StraceLoader:
