@@ -15,10 +15,23 @@ bucket table itself is :func:`iochar.analyze.bursts.idle_table`, bursts are
 :func:`iochar.analyze.bursts.segment`). Here each target is measured against its
 own observed peak.
 
+Block devices nest: ``/proc/diskstats`` and iostat list whole disks, their
+partitions and virtual devices stacked on them (``dm-N``, ``mdN``, ``loopN``...),
+so one write shows on ``dm-0``, ``sda2`` and ``sda``. Every function here takes a
+``devices`` selection, judged by :mod:`iochar.analyze.blockdev` (the kernel's
+naming, matching sysfs): by default (``devices=None`` and no ``targets``) only
+whole disks and targets that are no Linux block device (Lustre OSTs) are counted,
+so a total counts each byte once and a partition, a device-mapper volume or an
+idle loop device never stands for the machine; ``devices="all"``, ``"partitions"``
+or ``"virtual"`` ask for the others, and naming ``targets`` takes them whatever
+their kind.
+
 Counters in one database often come from several inputs -- different machines,
 days and sampling intervals -- so nothing here adds series of different inputs:
 
 - :func:`inputs` -- the inputs holding counters or ``brw_stats`` histograms;
+- :func:`device_map` -- what each target of each input is: disk, partition (of
+  which disk), virtual or other;
 - :func:`counter_load` -- one row per (input, target): peak, mean, share below,
   idle share and periods, gaps, flagged samples;
 - :func:`duplicates` -- the same target with the same record in several inputs;
@@ -59,7 +72,7 @@ import numpy as np
 import pandas as pd
 
 from iochar._validation import parse_time
-from iochar.analyze import bursts
+from iochar.analyze import blockdev, bursts
 from iochar.analyze.throughput import throughput
 from iochar.errors import ParameterError, ReportError
 from iochar.result import Result, Table
@@ -67,6 +80,7 @@ from iochar.result import Result, Table
 __all__ = [
     "BYTE_METRICS",
     "inputs",
+    "device_map",
     "counter_load",
     "duplicates",
     "pick_source",
@@ -89,6 +103,7 @@ SELECT 'counters' AS "table", c.source_id, s.kind, s.uri,
        median(c.interval_s) AS interval_s
 FROM counters c LEFT JOIN sources s USING (source_id)
 WHERE ($targets IS NULL OR list_contains($targets, c.target))
+  AND ($keys IS NULL OR list_contains($keys, c.source_id::VARCHAR || '/' || c.target))
   AND (CAST($start AS TIMESTAMP) IS NULL OR c.ts > CAST($start AS TIMESTAMP))
   AND (CAST($end AS TIMESTAMP) IS NULL OR c.ts <= CAST($end AS TIMESTAMP))
 GROUP BY ALL
@@ -99,11 +114,31 @@ SELECT 'size_hist', h.source_id, s.kind, s.uri,
        count(*), min(h.ts), max(h.ts), median(h.interval_s)
 FROM size_hist h LEFT JOIN sources s USING (source_id)
 WHERE ($targets IS NULL OR list_contains($targets, h.target))
+  AND ($keys IS NULL OR list_contains($keys, h.source_id::VARCHAR || '/' || h.target))
   AND (CAST($start AS TIMESTAMP) IS NULL OR h.ts > CAST($start AS TIMESTAMP))
   AND (CAST($end AS TIMESTAMP) IS NULL OR h.ts <= CAST($end AS TIMESTAMP))
 GROUP BY ALL
 ORDER BY 1, 2
 """
+
+# Every (table, input, target) of the selection, before the device selection.
+_TARGETS_SQL = """
+SELECT 'counters' AS "table", source_id, target FROM counters c
+WHERE ($targets IS NULL OR list_contains($targets, c.target))
+  AND (CAST($start AS TIMESTAMP) IS NULL OR c.ts > CAST($start AS TIMESTAMP))
+  AND (CAST($end AS TIMESTAMP) IS NULL OR c.ts <= CAST($end AS TIMESTAMP))
+GROUP BY ALL
+UNION ALL
+SELECT 'size_hist', source_id, target FROM size_hist h
+WHERE ($targets IS NULL OR list_contains($targets, h.target))
+  AND (CAST($start AS TIMESTAMP) IS NULL OR h.ts > CAST($start AS TIMESTAMP))
+  AND (CAST($end AS TIMESTAMP) IS NULL OR h.ts <= CAST($end AS TIMESTAMP))
+GROUP BY ALL
+ORDER BY 1, 2, 3
+"""
+
+# The targets of one input's counters (all of them: a partition is judged next to its disk).
+_SOURCE_TARGETS_SQL = "SELECT DISTINCT target FROM counters WHERE source_id = $s ORDER BY 1"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -126,6 +161,16 @@ def _window(df: pd.DataFrame, start: Any, end: Any, caller: str) -> pd.DataFrame
     return df if keep.all() else df.loc[keep].reset_index(drop=True)
 
 
+def _keep(store, source_id: int, tg: list[str] | None, kinds: tuple[str, ...]) -> list[str] | None:
+    """The targets of one input a selection keeps; None when it keeps them all."""
+    if kinds == blockdev.KINDS:
+        return tg
+    names = [r[0] for r in store.sql(_SOURCE_TARGETS_SQL, params={"s": int(source_id)}).fetchall()]
+    t = blockdev.device_table(names)
+    keep = t.loc[t["device"].isin(kinds), "target"].tolist()
+    return keep if tg is None else [n for n in keep if n in set(tg)]
+
+
 # --------------------------------------------------------------------------- inputs
 
 
@@ -135,6 +180,7 @@ def inputs(
     targets: Sequence[str] | str | None = None,
     start: Any = None,
     end: Any = None,
+    devices: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The inputs that hold device/server counters or brw_stats histograms, one row each.
 
@@ -149,15 +195,23 @@ def inputs(
     end : str or datetime, optional
         Only intervals ending at or before this time (ISO 8601; UTC when no zone is
         given).
+    devices : str or sequence of str, optional
+        Which block devices count (:func:`iochar.analyze.blockdev.check_devices`):
+        ``"disks"`` (whole disks, and targets that are no Linux block device, such
+        as Lustre OSTs), ``"partitions"``, ``"virtual"`` (dm, md, loop, zram...),
+        ``"all"``, or kinds from :data:`iochar.analyze.blockdev.KINDS`. None:
+        ``"disks"``, or every named target when ``targets`` is given.
 
     Returns
     -------
     pandas.DataFrame
         ``table`` ("counters" or "size_hist"), ``source_id``, ``kind``, ``input``
-        (file name), ``targets``, ``usable_targets`` (with ``read_bytes`` /
-        ``write_bytes`` counters, or with a "disk I/O size" histogram), ``rows``,
-        ``first_ts``, ``last_ts`` (interval ends, UTC) and ``interval_s`` (median
-        sampling interval [s]).
+        (file name), ``targets`` (of the ``devices`` selection), ``usable_targets``
+        (of those, with ``read_bytes`` / ``write_bytes`` counters, or with a "disk
+        I/O size" histogram), ``rows``, ``first_ts``, ``last_ts`` (interval ends,
+        UTC), ``interval_s`` (median sampling interval [s]) and ``all_targets``
+        (every target of the input in the time window, whatever its kind). An input
+        none of whose targets the selection keeps has no row.
 
     Raises
     ------
@@ -165,14 +219,81 @@ def inputs(
         ``start`` or ``end`` is not a date and time (a ParameterError, and a
         ReportError as before).
     """
+    tg = _targets(targets)
+    kinds = blockdev.check_devices(devices, "inputs", targets_named=tg is not None)
     params = {
-        "targets": _targets(targets),
+        "targets": tg,
         "start": parse_time(start, "start", "inputs"),
         "end": parse_time(end, "end", "inputs"),
     }
-    df = store.sql(_INPUTS_SQL, params=params).df()
+    every = store.sql(_TARGETS_SQL, params=params).df()
+    keys = None
+    if kinds != blockdev.KINDS:
+        keys = []
+        for (table, sid), g in every.groupby(["table", "source_id"], sort=True):
+            names = (
+                g["target"]
+                if table == "size_hist"
+                else store.sql(_SOURCE_TARGETS_SQL, params={"s": int(sid)}).df()["target"]
+            )
+            t = blockdev.device_table(names)
+            kept = set(t.loc[t["device"].isin(kinds), "target"]) & set(g["target"])
+            keys += [f"{int(sid)}/{n}" for n in sorted(kept)]
+    df = store.sql(_INPUTS_SQL, params={**params, "keys": keys}).df()
     df.insert(3, "input", [PurePath(u).name if isinstance(u, str) else "" for u in df["uri"]])
+    n_all = every.groupby(["table", "source_id"]).size().rename("all_targets").reset_index()
+    df = df.merge(n_all, on=["table", "source_id"], how="left")
+    df["all_targets"] = df["all_targets"].fillna(0).astype("int64")
     return df.drop(columns="uri")
+
+
+def device_map(
+    store,
+    *,
+    source_id: int | None = None,
+    targets: Sequence[str] | str | None = None,
+) -> pd.DataFrame:
+    """What each counters target of each input is: whole disk, partition, virtual, other.
+
+    The names are judged per input by :func:`iochar.analyze.blockdev.device_class`
+    (Linux partition naming of ``block/partitions/core.c``; virtual devices as sysfs
+    places them under ``/sys/devices/virtual/block``), each next to the other
+    names of its input.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    source_id : int, optional
+        Only this input; all when None.
+    targets : str or sequence of str, optional
+        Only these targets; all when None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (input, target) of ``counters``, ordered by ``source_id`` and
+        ``target``: ``source_id``, ``target``, ``device`` ("disk", "partition",
+        "virtual" or "other"), ``parent`` (the disk of a partition, else None),
+        ``virtual`` (the device, or a partition's disk, is virtual) and
+        ``in_default`` (counted by the default ``devices="disks"`` selection).
+    """
+    tg = _targets(targets)
+    ids = store.sql(
+        "SELECT DISTINCT source_id FROM counters WHERE $s IS NULL OR source_id = $s ORDER BY 1",
+        params={"s": None if source_id is None else int(source_id)},
+    ).fetchall()
+    parts = []
+    for (sid,) in ids:
+        names = store.sql(_SOURCE_TARGETS_SQL, params={"s": int(sid)}).df()["target"]
+        t = blockdev.device_table(names)
+        if tg is not None:
+            t = t[t["target"].isin(tg)]
+        parts.append(t.assign(source_id=int(sid)))
+    cols = ["source_id", "target", "device", "parent", "virtual"]
+    out = pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
+    out["in_default"] = out["device"].isin(blockdev.SELECTIONS["disks"]).astype(bool)
+    return out.reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- load
@@ -231,6 +352,8 @@ _LOAD_COLUMNS = [
     "kind",
     "input",
     "target",
+    "device",
+    "parent",
     "interval_s",
     "samples",
     "observed_s",
@@ -257,6 +380,7 @@ def counter_load(
     bin_s: float | None = None,
     share_fraction: float = 0.33,
     idle_fraction: float = 0.05,
+    devices: str | Sequence[str] | None = None,
 ) -> Table:
     """How busy each device or server target was, one row per (input, target).
 
@@ -265,7 +389,9 @@ def counter_load(
     is analysed on its own with :mod:`iochar.analyze.bursts`, relative to its own
     observed peak, as Carns et al. (2011, section 4) did for a whole file system.
     Targets of different inputs are never added: the same device name in two
-    inputs is two rows.
+    inputs is two rows. By default only whole disks (and targets that are no
+    Linux block device) have a row, so no partition, device-mapper volume or loop
+    device is read as the busiest or idlest target of a machine.
 
     Parameters
     ----------
@@ -285,11 +411,19 @@ def counter_load(
     idle_fraction : float, default 0.05
         An interval below this fraction of peak is idle [fraction of peak] (Carns'
         Table III).
+    devices : str or sequence of str, optional
+        Which block devices count (:func:`iochar.analyze.blockdev.check_devices`):
+        ``"disks"`` (whole disks, and targets that are no Linux block device, such
+        as Lustre OSTs), ``"partitions"``, ``"virtual"`` (dm, md, loop, zram...),
+        ``"all"``, or kinds from :data:`iochar.analyze.blockdev.KINDS`. None:
+        ``"disks"``, or every named target when ``targets`` is given.
 
     Returns
     -------
     iochar.result.Table
         Ordered by ``source_id``, ``target``: ``kind``, ``input`` (file name),
+        ``device`` ("disk", "partition", "virtual" or "other") and ``parent`` (a
+        partition's disk) (:func:`device_map`),
         ``interval_s`` [s], ``samples``, ``observed_s`` and ``gap_s`` [s],
         ``flagged`` (samples that are gaps: reset, wrap, missing target),
         ``mib`` (data moved [MiB]), ``peak_mib_s``, ``peak_ts``, ``mean_mib_s``
@@ -297,7 +431,7 @@ def counter_load(
         ``share_fraction`` x peak), ``idle_share`` (share of observed time in
         idle periods), ``idle_periods``, ``longest_idle_s`` [s] and ``note``
         ("no traffic": idle means no activity at all). ``params`` holds the
-        parameters as used.
+        parameters as used (``devices``: the kinds kept).
 
     Raises
     ------
@@ -306,17 +440,29 @@ def counter_load(
         ReportError as before).
     """
     tg = _targets(targets)
-    src = inputs(store, targets=tg, start=start, end=end)
+    kinds = blockdev.check_devices(devices, "counter_load", targets_named=tg is not None)
+    src = inputs(store, targets=tg, start=start, end=end, devices=kinds)
     src = src[(src["table"] == "counters") & (src["usable_targets"] > 0)]
     rows = []
     for s in src.itertuples(index=False):
+        keep = _keep(store, int(s.source_id), tg, kinds)
         df = throughput(
-            store, metrics=BYTE_METRICS, targets=tg, bin_s=bin_s, source_id=int(s.source_id)
+            store, metrics=BYTE_METRICS, targets=keep, bin_s=bin_s, source_id=int(s.source_id)
         )
         df = _window(df, start, end, "counter_load")
+        kind_of = blockdev.device_table(
+            store.sql(_SOURCE_TARGETS_SQL, params={"s": int(s.source_id)}).df()["target"]
+        ).set_index("target")
         for target, g in df.groupby("target", sort=True):
             row = _target_row(g, share_fraction, idle_fraction)
-            row.update(source_id=int(s.source_id), kind=s.kind, input=s.input, target=target)
+            row.update(
+                source_id=int(s.source_id),
+                kind=s.kind,
+                input=s.input,
+                target=target,
+                device=kind_of.at[target, "device"],
+                parent=kind_of.at[target, "parent"],
+            )
             rows.append(row)
     out = pd.DataFrame(rows, columns=_LOAD_COLUMNS)
     out["peak_ts"] = pd.to_datetime(out["peak_ts"])
@@ -327,6 +473,7 @@ def counter_load(
         start=parse_time(start, "start", "counter_load"),
         end=parse_time(end, "end", "counter_load"),
         targets=tg,
+        devices=kinds,
     )
     return Table(out, params=params)
 
@@ -434,6 +581,7 @@ def rates(
     start: Any = None,
     end: Any = None,
     bin_s: float | None = None,
+    devices: str | Sequence[str] | None = None,
 ) -> Table:
     """Read and write throughput of one input's targets in a time window.
 
@@ -451,12 +599,19 @@ def rates(
         Only intervals ending at or before this time (ISO 8601, UTC).
     bin_s : float, optional
         Re-bin to this width [s]; None keeps the samples.
+    devices : str or sequence of str, optional
+        Which block devices count (:func:`iochar.analyze.blockdev.check_devices`):
+        ``"disks"`` (whole disks, and targets that are no Linux block device, such
+        as Lustre OSTs), ``"partitions"``, ``"virtual"`` (dm, md, loop, zram...),
+        ``"all"``, or kinds from :data:`iochar.analyze.blockdev.KINDS`. None:
+        ``"disks"``, or every named target when ``targets`` is given.
 
     Returns
     -------
     iochar.result.Table
         :func:`iochar.analyze.throughput.throughput` rows of ``read_bytes`` and
-        ``write_bytes``; ``params["source_id"]`` names the input.
+        ``write_bytes`` of the selected targets; ``params["source_id"]`` names the
+        input and ``params["devices"]`` the kinds kept.
 
     Raises
     ------
@@ -464,16 +619,18 @@ def rates(
         ``start`` or ``end`` is not a date and time (a ParameterError, and a
         ReportError as before).
     """
-    df = throughput(
-        store, metrics=BYTE_METRICS, targets=_targets(targets), bin_s=bin_s, source_id=source_id
-    )
+    tg = _targets(targets)
+    kinds = blockdev.check_devices(devices, "rates", targets_named=tg is not None)
+    keep = _keep(store, int(source_id), tg, kinds)
+    df = throughput(store, metrics=BYTE_METRICS, targets=keep, bin_s=bin_s, source_id=source_id)
     df = _window(df, start, end, "rates")
     params = dict(
         source_id=int(source_id),
-        targets=_targets(targets),
+        targets=tg,
         start=parse_time(start, "start", "rates"),
         end=parse_time(end, "end", "rates"),
         bin_s=bin_s,
+        devices=kinds,
     )
     return Table(df, params=params)
 
@@ -495,6 +652,9 @@ class BurstView(Result):
     series : pandas.Series
         ``rates`` summed over targets and metrics (:func:`iochar.analyze.bursts.aggregate`)
         [bytes/s], indexed by interval end.
+    targets : tuple of str
+        The targets summed (by default the input's whole disks: no byte is counted
+        on a disk and again on its partitions or on devices stacked on it).
     phases : pandas.DataFrame
         :func:`iochar.analyze.bursts.segment` of ``series``: burst, idle and gap phases.
     share : iochar.analyze.bursts.ShareBelowResult
@@ -510,6 +670,7 @@ class BurstView(Result):
     source_id: int
     rates: pd.DataFrame
     series: pd.Series
+    targets: tuple[str, ...]
     phases: pd.DataFrame
     share: bursts.ShareBelowResult
     idle: pd.DataFrame
@@ -526,6 +687,7 @@ def burst_view(
     share_fraction: float = 0.33,
     idle_fraction: float = 0.05,
     load: pd.DataFrame | None = None,
+    devices: str | Sequence[str] | None = None,
 ) -> BurstView | None:
     """Bursts, share below and idle periods of one input's summed throughput, if any.
 
@@ -534,7 +696,8 @@ def burst_view(
     sum with :func:`iochar.analyze.bursts.segment` (bursts at or above
     ``idle_fraction`` of peak), :func:`~iochar.analyze.bursts.share_below` and
     :func:`~iochar.analyze.bursts.idle_table`, relative to the observed peak (Carns
-    et al. 2011, section 4).
+    et al. 2011, section 4). The sum is over whole disks by default: a partition
+    or a device stacked on a disk (dm, md, loop) would count the disk's bytes again.
 
     Parameters
     ----------
@@ -558,6 +721,13 @@ def burst_view(
     load : pandas.DataFrame, optional
         :func:`counter_load` of the same selection, to choose the input from; computed
         when None.
+    devices : str or sequence of str, optional
+        Which block devices count (:func:`iochar.analyze.blockdev.check_devices`):
+        ``"disks"`` (whole disks, and targets that are no Linux block device, such
+        as Lustre OSTs), ``"partitions"``, ``"virtual"`` (dm, md, loop, zram...),
+        ``"all"``, or kinds from :data:`iochar.analyze.blockdev.KINDS`. None:
+        ``"disks"``, or every named target when ``targets`` is given; when
+        ``load`` is given, the kinds ``load`` was made with.
 
     Returns
     -------
@@ -572,20 +742,25 @@ def burst_view(
         ``source_id`` names an input without traffic while others have some, or
         ``start`` / ``end`` is not a date and time.
     """
+    tg = _targets(targets)
+    if devices is None and load is not None:
+        devices = getattr(load, "params", {}).get("devices")
+    kinds = blockdev.check_devices(devices, "burst_view", targets_named=tg is not None)
     if load is None:
         load = counter_load(
             store,
-            targets=targets,
+            targets=tg,
             start=start,
             end=end,
             bin_s=bin_s,
             share_fraction=share_fraction,
             idle_fraction=idle_fraction,
+            devices=kinds,
         )
     if not (load["peak_mib_s"] > 0).any():
         return None
     src = pick_source(load, source_id)
-    df = rates(store, src, targets=targets, start=start, end=end, bin_s=bin_s)
+    df = rates(store, src, targets=tg, start=start, end=end, bin_s=bin_s, devices=kinds)
     series = bursts.aggregate(df)
     values = series.to_numpy(float)
     if not (np.isfinite(values) & (values > 0)).any():
@@ -594,9 +769,20 @@ def burst_view(
         source_id=src,
         rates=df,
         series=series,
+        targets=tuple(sorted({str(t) for t in df["target"]})),
         phases=bursts.segment(series, threshold=idle_fraction),
         share=bursts.share_below(series, share_fraction),
         idle=bursts.idle_table(series, idle_fraction=idle_fraction),
+        params=dict(
+            source_id=src,
+            targets=tg,
+            start=parse_time(start, "start", "burst_view"),
+            end=parse_time(end, "end", "burst_view"),
+            bin_s=bin_s,
+            share_fraction=float(share_fraction),
+            idle_fraction=float(idle_fraction),
+            devices=kinds,
+        ),
     )
 
 

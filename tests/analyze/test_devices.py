@@ -177,7 +177,10 @@ def test_inputs_one_row_per_input_and_table(real, brw):
         "first_ts",
         "last_ts",
         "interval_s",
+        "all_targets",
     ]
+    # an LMT OST, a brw_stats OST and an sd disk are whole targets: all kept by default
+    assert (table["all_targets"] == table["targets"]).all()
 
 
 def test_inputs_filters_targets_and_window(store):
