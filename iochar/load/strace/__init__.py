@@ -34,6 +34,8 @@ strace call                                                            ``op``
 =====================================================================  ========
 read, pread64, pread, readv, preadv, preadv2                           read
 write, pwrite64, pwrite, writev, pwritev, pwritev2                     write
+copy_file_range, splice, sendfile, sendfile64, tee (two rows)          read and
+                                                                       write
 open, openat, openat2, creat                                           open
 close                                                                  close
 lseek, _llseek                                                         seek
@@ -41,12 +43,44 @@ fsync, fdatasync, sync_file_range, sync_file_range2                    sync
 stat, lstat, fstat, newfstatat, statx, access, faccessat(2), ...64     stat
 any other call on an fd shown as ``N<path>`` (``-y``), on a path       other
 argument (unlink, rename, mkdir, execve, ...), on a known fd
-(ftruncate, getdents64, fcntl, mmap of a file, ...) or returning
-one (socket, eventfd, dup2, ... with ``-y``)
+(ftruncate, fallocate, getdents64, fcntl, mmap of a file, ...) or
+returning one (socket, eventfd, dup2, ... with ``-y``)
 calls on no file at all (brk, futex, clone, anonymous mmap, ...)       no row
 =====================================================================  ========
 
 Calls that make no row are counted by name in ``meta["non_io_calls"]``.
+
+Bytes that move without read/write (man 2 copy_file_range, sendfile, splice,
+tee): a transfer between two fds is **two rows**, a ``read`` on the in-fd's
+file and a ``write`` on the out-fd's file, each with the returned byte count
+as ``size`` (:data:`TRANSFER_OPS` gives the op of the first and the second fd
+argument: sendfile's first fd is its out-fd). A side whose offset pointer is
+``NULL`` (or that has none: sendfile's out-fd, tee's pipes) moves at its fd's
+position and advances it, like read/write; a side with an explicit offset,
+which strace prints as ``[N]`` before the call (sendfile: ``[N] => [M]``,
+before => after), moves at N and leaves the fd's position alone, like pread.
+A pipe or socket end is a file named as ``-y`` shows it (``pipe:[N]``), as
+for read() and write() on it. A failed call moves nothing: ``size`` NULL and
+``error`` set, as for read/write. preadv2/pwritev2 are preadv/pwritev; their
+offset -1 means the fd's position (man 2 preadv2).
+
+Metadata calls are ``other`` rows (``stat``/``sync`` where they are that)
+with ``call`` set and the file they name: ``ftruncate``, ``fallocate`` (fd),
+``truncate``, ``unlink``, ``unlinkat``, ``rename``... (path). Calls naming two
+paths (rename, renameat, renameat2, link, linkat) are **two rows**, the old
+path's then the new path's, so write-temp-then-rename checkpoints show which
+file the written one became.
+
+The two rows of one call share ``rank``, ``t_start``, ``t_end`` and ``call``
+and come out in argument order; they are one call's time, so sum durations
+over calls (not rows) for time spent. ``meta["second_rows"]`` counts the
+second rows (``meta["io_calls"]`` counts calls).
+
+Memory-mapped I/O is invisible to strace: the loads and stores through a
+mapping are not system calls. An ``mmap`` of a file (not ``MAP_ANONYMOUS``,
+whose fd is ignored, man 2 mmap) is an ``other`` row with ``call = 'mmap'``
+on the mapped file (this includes the program's own shared libraries), so
+analyses can say that a file's I/O through the mapping is not in the trace.
 
 Columns
 -------
@@ -60,9 +94,11 @@ op          see the table above
 offset      pread/pwrite: the explicit offset; read/write/readv/       [bytes]
             writev: the file position, tracked per (pid, fd): 0 after
             open, set by lseek, advanced by each successful transfer;
-            seek: the new position. NULL when unknown.
-size        bytes transferred (the return value) of read/write calls;  [bytes]
-            NULL for other calls and for failed calls
+            transfers: ``[N]`` or the position (see above); seek: the
+            new position. NULL when unknown.
+size        bytes transferred (the return value) of read/write calls   [bytes]
+            and of each side of a transfer; NULL for other calls and
+            for failed calls
 t_start     call start, since the trace's first timestamp               [s]
 t_end       ``t_start`` + the ``-T`` duration (``t_start`` without -T)  [s]
 call        raw syscall name
@@ -90,8 +126,8 @@ Limits (what strace output cannot tell)
   that opened them, so their read/write offsets are NULL until they lseek or
   open themselves. Descriptors opened before tracing began, duplicated with
   dup/dup2/fcntl(F_DUPFD), or opened with ``O_APPEND`` (writes) have NULL
-  offsets until an lseek; sendfile/splice/copy_file_range make the position
-  unknown.
+  offsets until an lseek; a transfer whose arguments do not parse (one row,
+  its first fd's side) makes its first fd's position unknown.
 - Without ``-y`` the fd -> path map comes from the traced open calls only.
 - Relative path arguments are resolved against the working directory shown
   by ``-y`` (``AT_FDCWD</dir>``: the latest one seen, and before any, the
