@@ -20,7 +20,7 @@ import pytest
 from iochar import schema
 from iochar.errors import InputError, MissingDependencyError
 from iochar.load import parse, sniff
-from iochar.load.darshan import DarshanLoader
+from iochar.load.darshan import SUPPORTED_VERSIONS, DarshanLoader
 
 # tests/conftest.py defines these too; they are rebuilt here because a second
 # conftest.py (properties/) can shadow the module name ``conftest``.
@@ -50,7 +50,7 @@ def _wheel_logs() -> list[Path]:
 
 
 WHEEL_LOGS = _wheel_logs()
-BUNDLED_LOGS = sorted(DARSHAN_DIR.glob("*.darshan"))
+BUNDLED_LOGS = sorted(DARSHAN_DIR.rglob("*.darshan"))
 ALL_LOGS = WHEEL_LOGS + BUNDLED_LOGS
 
 
@@ -106,11 +106,13 @@ def test_fixtures_present_and_match_their_manifest():
     import hashlib
     import re
 
-    assert len(BUNDLED_LOGS) == 4
+    assert len(BUNDLED_LOGS) == 18
     assert len(WHEEL_LOGS) >= 15
     manifest = (DARSHAN_DIR / "SOURCE.md").read_text()
     rows = dict(re.findall(r"\| `([^`]+)` \| \d+ \| `([0-9a-f]{64})` \|", manifest))
-    assert set(rows) == {p.name for p in BUNDLED_LOGS} | {"COPYRIGHT"}
+    assert set(rows) == {p.relative_to(DARSHAN_DIR).as_posix() for p in BUNDLED_LOGS} | {
+        "COPYRIGHT"
+    }
     for name, digest in rows.items():
         assert hashlib.sha256((DARSHAN_DIR / name).read_bytes()).hexdigest() == digest, name
 
@@ -126,9 +128,9 @@ def test_parses_and_every_frame_passes_the_contract(log):
             schema.check_frame(name, t)
     assert tables["jobs"].num_rows == 1
     assert chunks[0].meta["tool"] == "darshan"
-    assert chunks[0].meta["tool_version"] in ("3.10", "3.21")
+    assert chunks[0].meta["tool_version"] in ("3.00", "3.10", "3.20", "3.21", "3.41")
     # every file_id used anywhere has a files row
-    fids = set(tables["files"].column("file_id").to_pylist())
+    fids = set(tables["files"].column("file_id").to_pylist()) if "files" in tables else set()
     for name in ("file_stats", "access_sizes", "ops", "module_counters"):
         if name in tables:
             used = set(pc.drop_null(tables[name].column("file_id")).to_pylist())
@@ -138,14 +140,20 @@ def test_parses_and_every_frame_passes_the_contract(log):
 @logs
 def test_every_module_lands(log):
     _, tables = _loaded(log)
-    landed = set(tables["module_counters"].column("module").to_pylist())
+    mc = tables.get("module_counters", pa.table({"module": pa.array([], pa.string())}))
+    landed = set(mc.column("module").to_pylist())
     assert landed == set(_report(log).modules)
 
 
-def _unnamed_records(tables, module) -> int:
+def _unnamed_records(tables, module, name_records) -> int:
+    """Records of ``module`` whose id has no name record (DarshanReport leaves them out)."""
     mc = tables["module_counters"].filter(pc.equal(tables["module_counters"]["module"], module))
     files = tables["files"]
-    unnamed = set(files.filter(pc.is_null(files["path"])).column("file_id").to_pylist())
+    unnamed = {
+        f
+        for f, r in zip(files["file_id"].to_pylist(), files["record_id"].to_pylist(), strict=True)
+        if r not in name_records
+    }
     recs = {
         (r, f) for r, f in zip(mc["record"].to_pylist(), mc["file_id"].to_pylist(), strict=True)
     }
@@ -156,15 +164,25 @@ def _unnamed_records(tables, module) -> int:
 def test_record_counts_equal_darshan_report(log):
     chunks, tables = _loaded(log)
     report = _report(log)
+    if not report.modules:  # a log with job data only (empty_log)
+        assert set(tables) == {"jobs"} and chunks[-1].meta["modules"] == {}
+        return
     mc = tables["module_counters"]
     for module in report.modules:
+        if module in ("APMPI", "APXC", "BG/Q"):
+            # DarshanReport misreads these (a second APMPI/APXC log in a process; BG/Q
+            # records have no name record): test_darshan_collection compares them with
+            # pydarshan's backend in a fresh process
+            continue
         sub = mc.filter(pc.equal(mc["module"], module))
         ours = len(set(sub["record"].to_pylist()))
         if module == "HEATMAP":
             theirs = sum(h._num_recs for h in report.heatmaps.values())
         else:
             # DarshanReport keeps only records that have a name record
-            theirs = len(report.records[module]) + _unnamed_records(tables, module)
+            theirs = len(report.records[module]) + _unnamed_records(
+                tables, module, report.name_records
+            )
         assert ours == theirs, module
         assert chunks[-1].meta["modules"][module]["records"] == ours
 
@@ -199,6 +217,9 @@ def test_dxt_segments_equal_darshan_report(log):
 def test_bytes_equal_darshan_report(log):
     _, tables = _loaded(log)
     report = _report(log)
+    if not report.modules:
+        assert "file_stats" not in tables
+        return
     fs = tables["file_stats"]
     files = tables["files"]
     rid = dict(zip(files["file_id"].to_pylist(), files["record_id"].to_pylist(), strict=True))
@@ -338,7 +359,7 @@ def test_truncation_sweep_raises_input_error(log, tmp_path):
 @pytest.mark.parametrize("log", SWEEP_LOGS, ids=_id)
 def test_corrupted_compressed_bytes_raise(log, tmp_path):
     data = log.read_bytes()
-    header = {"3.10": 360, "3.21": 360}[data[:4].decode()]
+    header = SUPPORTED_VERSIONS[data[:4].decode()][0]
     rng = np.random.default_rng(7)
     bad = tmp_path / log.name
     for pos in rng.integers(header, len(data), 25):
