@@ -26,6 +26,7 @@ import pytest
 
 from iochar import schema
 from iochar.load.darshan import SUPPORTED_VERSIONS, DarshanLoader
+from iochar.load.darshan._header import MAGIC_NR as MAGIC
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("darshan") is None, reason="the darshan package is missing"
@@ -76,11 +77,18 @@ def _ours(path: Path) -> dict[str, list[tuple[int | None, int, dict[str, float]]
         return {}
     rid = {}
     if "files" in t:
-        rid = dict(zip(t["files"]["file_id"].to_pylist(), t["files"]["record_id"].to_pylist()))
+        files = t["files"]
+        rid = dict(zip(files["file_id"].to_pylist(), files["record_id"].to_pylist(), strict=True))
     mc = t["module_counters"].to_pydict()
     recs: dict[tuple[str, int], tuple] = {}
     for mod, rec, fid, rank, counter, value in zip(
-        mc["module"], mc["record"], mc["file_id"], mc["rank"], mc["counter"], mc["value"]
+        mc["module"],
+        mc["record"],
+        mc["file_id"],
+        mc["rank"],
+        mc["counter"],
+        mc["value"],
+        strict=True,
     ):
         key = (mod, rec)
         if key not in recs:
@@ -113,9 +121,7 @@ def test_collection_covers_every_format_module_and_flag():
         partial |= set(chunks[0].meta["incomplete"])
     assert {"DFS", "DAOS", "APMPI", "APXC", "HEATMAP", "BG/Q", "LUSTRE", "PNETCDF_VAR"} <= modules
     assert {"STDIO", "POSIX"} <= partial
-    big_endian = [
-        p for p in COLLECTION if struct.unpack_from(">q", p.read_bytes(), 8)[0] == 6567223
-    ]
+    big_endian = [p for p in COLLECTION if struct.unpack_from(">q", p.read_bytes(), 8)[0] == MAGIC]
     assert {p.read_bytes()[:4] for p in big_endian} == {b"3.00", b"3.10"}
 
 
@@ -153,7 +159,8 @@ def test_paths_are_the_name_records(log):
     if "files" not in t:
         assert not names or set(t) == {"jobs"}
         return
-    for rid, path in zip(t["files"]["record_id"].to_pylist(), t["files"]["path"].to_pylist()):
+    files = t["files"]
+    for rid, path in zip(files["record_id"].to_pylist(), files["path"].to_pylist(), strict=True):
         assert path == (names.get(str(rid)) or None)
 
 
