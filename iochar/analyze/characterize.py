@@ -24,7 +24,8 @@ Differences from the paper, stated in each result's ``basis`` and ``note``:
 Over those tables: :func:`app_means` averages Table 1 over the jobs of each
 application (the per-project form of Carns et al. 2011, Table VI),
 :func:`pick_job` chooses the job whose I/O a notebook follows over time and
-:func:`rate_bin_s` a bin width for its :func:`data_rate`.
+:func:`rate_bin_s` a bin width for its :func:`data_rate`, which covers the job's
+whole run (:func:`job_span`), idle time after the last I/O included.
 
 Units: bytes and seconds (columns end in ``_bytes``, ``_s``, ``_bps``);
 divide by 1e6 for the paper's MB. :mod:`iochar.plot.tables` shows these
@@ -34,6 +35,7 @@ tables in the paper's layout and binary units.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -41,13 +43,16 @@ from iochar._validation import check_int, check_real
 from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
-from iochar.result import Table
+from iochar.result import Result, Table, join_sql
 
 __all__ = [
     "app_table",
     "rates_table",
     "file_table",
     "data_rate",
+    "JobSpan",
+    "job_span",
+    "span_bins",
     "app_means",
     "pick_job",
     "rate_bin_s",
@@ -235,14 +240,158 @@ def file_table(
     return out.reset_index(drop=True)
 
 
+#: Tolerance on span / bin before rounding up, so 3.0 s in 1 s bins is 3 bins, not 4.
+_EPS = 1e-9
+
+_SPAN_SQL = """
+SELECT j.runtime_s,
+       date_diff('microsecond', j.start_ts, j.end_ts) / 1e6 AS wall_s,
+       (SELECT min(t_start) FROM ops WHERE job_id = $job_id) AS first_t,
+       (SELECT max(greatest(t_start, coalesce(t_end, t_start))) FROM ops
+        WHERE job_id = $job_id) AS last_t
+FROM (SELECT 1) AS one LEFT JOIN jobs j ON j.job_id = $job_id
+"""
+
+
+@dataclass(frozen=True)
+class JobSpan(Result):
+    """The time a job ran, in seconds since its start (the ``ops.t_start`` clock).
+
+    Attributes
+    ----------
+    job_id : int
+        The job.
+    start_s : float
+        Start of the span [s]: 0 (the job's start) when the job's run time is known,
+        else the start of its first recorded event; NaN when nothing is known.
+    end_s : float
+        End of the span [s].
+    basis : str
+        Where the span comes from: ``"jobs.runtime_s"``, ``"jobs.start_ts..end_ts"``,
+        ``"ops: first..last event"`` or ``"none"``.
+    params : dict
+        The parameters as used (see :class:`iochar.result.Result`).
+    sql : str or None
+        The SQL that read the store.
+    """
+
+    job_id: int
+    start_s: float
+    end_s: float
+    basis: str
+
+    @property
+    def duration_s(self) -> float:
+        """``end_s - start_s`` [s] (NaN when the span is unknown)."""
+        return self.end_s - self.start_s
+
+
+def _finite_pos(x) -> bool:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return False
+    return math.isfinite(v) and v > 0
+
+
+def job_span(store, *, job_id: int) -> JobSpan:
+    """The span a job's rates are measured over: its whole run, not its first to last I/O.
+
+    Miller & Katz (1991) divide a program's I/O by its whole running time: "For a
+    program which runs for only 200 seconds, reading 50 MB of configuration and
+    initialization data and writing 100 MB of output, the overall I/O rate is only
+    0.75 MB/sec", its peaks occupying "a small fraction of the total running time"
+    (section 5.1); Table 1 rates are per second of running time and Figs. 3 and 4
+    plot the rate over the whole run, idle stretches included. A span that stopped
+    at the last read or write would leave out the time a program computes, waits or
+    sleeps after it, and overstate its mean rate and the share of time it does I/O.
+    (The paper's running time is CPU time; here it is wall-clock time, see the
+    module docstring.)
+
+    Rule, first that applies: the job's wall-clock run time ``jobs.runtime_s``
+    (span 0..runtime_s, as ``ops.t_start`` counts from the job's start); else
+    ``jobs.end_ts - jobs.start_ts``; else, for a job without run-time metadata,
+    the first to the last event of any kind in ``ops`` (any call, not only reads
+    and writes: start of the first, end of the last).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+
+    Returns
+    -------
+    JobSpan
+        ``start_s``, ``end_s`` [s] and the ``basis`` they come from; NaN and "none"
+        for a job with no run time and no events.
+    """
+    job_id = check_int(job_id, "job_id", "job_span", "an int")
+    rt, wall, first, last = store.sql(_SPAN_SQL, params={"job_id": job_id}).fetchall()[0]
+    how = {"params": {"job_id": job_id}, "sql": _SPAN_SQL}
+    if _finite_pos(rt):
+        return JobSpan(job_id=job_id, start_s=0.0, end_s=float(rt), basis="jobs.runtime_s", **how)
+    if _finite_pos(wall):
+        return JobSpan(job_id=job_id, start_s=0.0, end_s=float(wall), basis="jobs.start_ts..end_ts")
+    if first is not None and last is not None:
+        return JobSpan(
+            job_id=job_id,
+            start_s=float(first),
+            end_s=float(last),
+            basis="ops: first..last event",
+            **how,
+        )
+    return JobSpan(job_id=job_id, start_s=math.nan, end_s=math.nan, basis="none", **how)
+
+
+def span_bins(span: JobSpan, bin_s: float) -> tuple[int, int] | None:
+    """The first and last bin (``floor(t / bin_s)``) a job's span covers.
+
+    For any per-bin series of one job (data rate, rate by class, cycle signal), so
+    that all cover the same run: from the bin holding ``span.start_s`` to the one
+    holding the last instant before ``span.end_s``.
+
+    Parameters
+    ----------
+    span : JobSpan
+        The result of :func:`job_span`.
+    bin_s : float
+        Bin width [s].
+
+    Returns
+    -------
+    tuple of int or None
+        ``(first, last)`` bin indexes (bin ``b`` covers ``[b * bin_s, (b + 1) * bin_s)``
+        [s]); None when the span is unknown or has no length.
+
+    Examples
+    --------
+    >>> span_bins(JobSpan(job_id=0, start_s=0.0, end_s=3.0, basis="jobs.runtime_s"), 1.0)
+    (0, 2)
+    >>> span_bins(JobSpan(job_id=0, start_s=0.0, end_s=12.057, basis="jobs.runtime_s"), 0.5)
+    (0, 24)
+    """
+    if not (math.isfinite(span.start_s) and math.isfinite(span.end_s)):
+        return None
+    if span.end_s <= span.start_s:
+        return None
+    lo = math.floor(span.start_s / bin_s + _EPS)
+    return lo, max(math.ceil(span.end_s / bin_s - _EPS) - 1, lo)
+
+
 _RATE_SQL = f"""
 WITH layer AS ({LAYER_OPS}),
 binned AS (
   SELECT job_id, op, floor(t_start / $bin_s)::BIGINT AS b, sum(size) AS nbytes, count(*) AS n
   FROM layer WHERE job_id = $job_id GROUP BY ALL
 ),
+bounds AS (
+  SELECT least(min(b), CAST($lo AS BIGINT)) AS lo, greatest(max(b), CAST($hi AS BIGINT)) AS hi
+  FROM binned
+),
 grid AS (
-  SELECT range AS b FROM range(0, (SELECT coalesce(max(b), -1) + 1 FROM binned))
+  SELECT range AS b FROM bounds, range(coalesce(bounds.lo, 0), coalesce(bounds.hi, -1) + 1)
 )
 SELECT g.b * $bin_s AS t_s, o.op,
        coalesce(x.nbytes, 0) AS bytes, coalesce(x.n, 0) AS ios,
@@ -254,10 +403,14 @@ ORDER BY t_s, o.op
 
 
 def data_rate(store, *, job_id: int, bin_s: float = 1.0) -> pd.DataFrame:
-    """Data rate over time of one job (Miller & Katz Figs. 3 and 4).
+    """Data rate over time of one job, over its whole run (Miller & Katz Figs. 3 and 4).
 
-    Each read or write is counted in the bin of its start time; bins with no
-    I/O are present with zeros, so idle time shows.
+    Each read or write is counted in the bin of its start time. The bins cover the
+    job's span (:func:`job_span`: its run time from the job metadata, else its first
+    to last event of any kind), so idle time before the first and after the last
+    I/O shows as bins of zeros, and a mean over the bins or the share of bins with
+    I/O is one over the run (a read or write outside the span, if any, still gets
+    its bin).
 
     Parameters
     ----------
@@ -270,17 +423,42 @@ def data_rate(store, *, job_id: int, bin_s: float = 1.0) -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame
+    iochar.result.Table
         ``t_s`` (bin start since job start [s]), ``op`` (read/write),
         ``bytes`` [bytes], ``ios``, ``bps`` (bytes per second in the bin
-        [bytes/s]).
+        [bytes/s]). ``evidence``: ``span_start_s``, ``span_end_s``, ``span_s`` [s]
+        and ``span_basis`` (:func:`job_span`), ``bins``, ``active_bins`` (with a
+        read or write) and ``active_share`` (their share), ``bytes`` [bytes] and
+        ``mean_bps`` (bytes per second of the span [bytes/s]).
     """
     job_id = check_int(job_id, "job_id", "data_rate", "an int")
     bin_s = check_real(
         bin_s, "bin_s", "data_rate", "a positive number of seconds", low=0, low_open=True
     )
-    params = {"job_id": job_id, "bin_s": bin_s}
-    return Table(store.sql(_RATE_SQL, params=params).df(), params=params, sql=_RATE_SQL)
+    span = job_span(store, job_id=job_id)
+    lo, hi = span_bins(span, bin_s) or (None, None)
+    params = {"job_id": job_id, "bin_s": bin_s, "lo": lo, "hi": hi}
+    df = store.sql(_RATE_SQL, params=params).df()
+    per_bin = df.groupby("t_s", sort=True)["bytes"].sum()
+    total = float(per_bin.sum())
+    bins, active = int(len(per_bin)), int((per_bin > 0).sum())
+    evidence = {
+        "span_start_s": span.start_s,
+        "span_end_s": span.end_s,
+        "span_s": span.duration_s,
+        "span_basis": span.basis,
+        "bins": bins,
+        "active_bins": active,
+        "active_share": active / bins if bins else math.nan,
+        "bytes": total,
+        "mean_bps": total / span.duration_s if _finite_pos(span.duration_s) else math.nan,
+    }
+    return Table(
+        df,
+        evidence=evidence,
+        params={"job_id": job_id, "bin_s": bin_s},
+        sql=join_sql(_SPAN_SQL, _RATE_SQL),
+    )
 
 
 # --------------------------------------------------------------------------- over the tables
