@@ -141,8 +141,9 @@ _MIN_COVER = 0.2  # a period must show in at least this share of the signal's sp
 _ENV_SD0, _ENV_SD = 0.07, 0.2  # spread of a noise envelope's coverage (see _envelope_pval)
 _RESCUE_COVER = 0.9  # least coverage of a period found on its envelope's evidence
 _Q_VETO = 0.1  # an exposed line whose envelope test gives more is noise (see _steady)
-_ENV_TOP = 4  # clearest lines failing the spectral tests, tried on their envelope too
+_ENV_TOP = 4  # clearest and strongest lines failing the spectral tests, tried on their envelope
 _PH_MIN = 2.0  # cycles of tracked phase needed to count the mean cycle length
+_SKIRT = 0.2  # unassigned lines this near (relative) may be the line's own jitter skirt
 _PH_CYCLES = 1.0  # the phase's count replaces the spectrum's when they differ by more cycles
 
 
@@ -1128,7 +1129,9 @@ def _find(
     # envelope evidence together (a jittered train's broadened fundamental, against a
     # noise level set by few bins)
     rest = np.setdiff1d(peaks, cand)
-    late = rest[np.argsort(-spec.z_pk[rest])[:_ENV_TOP]]
+    late = np.union1d(
+        rest[np.argsort(-spec.z_pk[rest])[:_ENV_TOP]], rest[np.argsort(-S[rest])[:_ENV_TOP]]
+    )
     if len(cand) == 0 and len(late) == 0:
         best = lo + int(np.argmax(S[lo : hi + 1] / B[lo : hi + 1]))
         fap = float(_fap(spec.pval(best), spec.m))
@@ -1213,22 +1216,33 @@ def _steady(spec: _Spec, fap: float, p_line: float, g: dict) -> float:
     alarm ``fap`` may be replaced by Fisher's combination of the line's local
     p-value and ``q`` (``-2 ln(p q) ~ chi2(4)``), corrected for the ``m``
     searched frequencies like ``fap``, when the envelope is steady in absolute
-    terms too (coverage at least ``_RESCUE_COVER``, where noise's is pi / 4):
-    a jittered train's broadened fundamental, weak against a noise level set
-    by few bins, has such an envelope. A line above a stronger, lower line (``exposed``: it may be a
-    fluctuation of that line's comb, smeared into a continuum by jitter) must
-    pass the envelope test too: its false alarm is ``1 - (1 - f)(1 - q)``, and
-    with ``q > _Q_VETO`` it is no period at all (``g["veto"]``). Sets
-    ``g["q_env"]`` and ``g["veto"]``; returns the false alarm.
+    terms too (coverage at least ``_RESCUE_COVER``, where noise's is pi / 4)
+    and the line would pass if its noise level were well estimated (power
+    ratio at least ``spec.z_thr``): a jittered train's broadened fundamental,
+    weak only against the heavy tail of a noise level set by few bins, is
+    such a line; red noise, whose steep spectrum steadies the envelope of a
+    band, makes no such line. Where the coverage was measured away
+    from the band's edge ringing (``g["interior"]``: at least 2 cycles
+    between the ``_EDGE`` cycles left out at each end), and unless the period
+    is pinned by a sharp comb (3 or more clear harmonics on their places,
+    ``refined_by == "harmonics"``: no smeared continuum makes those; random
+    missing bursts make the envelope unsteady but keep the comb sharp), the
+    envelope test is also necessary: the false alarm is ``1 - (1 - f)(1 - q)``, and with
+    ``q > _Q_VETO`` the line is no period at all but a fluctuation of a broad
+    continuum (e.g. of a burst train's harmonics smeared by jitter), which
+    explains no other line (``g["veto"]``). Sets ``g["q_env"]`` and
+    ``g["veto"]``; returns the false alarm.
     """
     q = g["q_env"] = _envelope_pval(g["coverage"], g["n_cycles"])
     stat = -math.log(max(p_line, 1e-300)) - math.log(max(q, 1e-300))
     joint = float(_fap(float(gammaincc(2, stat)), spec.m))
-    f = min(fap, joint) if g["coverage"] >= _RESCUE_COVER else fap
+    rescue = g["coverage"] >= _RESCUE_COVER and g["z"] >= spec.z_thr
+    f = min(fap, joint) if rescue else fap
     top = int(math.floor(g["K0"] - float(_tol(1, g["sigma"], g["K0"], spec.ov))))
     exposed = top > spec.k_lo and float(spec.S_pk[spec.k_lo : top].max()) > g["S"]
-    g["veto"] = bool(exposed and q > _Q_VETO)
-    return _either(f, q) if exposed else f
+    test = exposed and g["interior"] and g["refined_by"] != "harmonics"
+    g["veto"] = bool(test and q > _Q_VETO)
+    return _either(f, q) if test else f
 
 
 def _envelope_pval(coverage: float, cycles: float) -> float:
@@ -1422,7 +1436,7 @@ def _describe(
     own = float(_tol(1, 0.0, Kr, ov))
     # other lines inside the tracked band (other periods' combs, lines not yet
     # assigned) are cut out so that they do not pull the phase
-    strong = others[(spec.S[others] >= 0.05 * S0) & (np.abs(others - Kr) > 0.1 * Kr)]
+    strong = others[(spec.S[others] >= 0.05 * S0) & (np.abs(others - Kr) > _SKIRT * Kr)]
     centres = [strong.astype(float)]  # (nearer lines may be this line's jitter skirt)
     widths = [np.full(len(strong), 2.0 * ov)]
     for g in groups:
@@ -1485,6 +1499,7 @@ def _describe(
         "z": z_own,
         "p": p_best,
         "coverage": coverage,
+        "interior": bool(keep.sum() >= 16),  # coverage measured away from the edges
     }
 
 
