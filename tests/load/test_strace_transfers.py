@@ -382,3 +382,13 @@ def test_live_split_transfer_is_one_pair(tmp_path):
     assert (tmp_path / "out.bin").stat().st_size == 5000
     assert rows["t_end"][0] - rows["t_start"][0] > 0.2  # from the unfinished line's start
     assert meta["unfinished_pairs"] >= 1
+    # a chunk boundary between the unfinished and the resumed line gives the same rows
+    lines = text.splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if "<... splice resumed>" in line)
+    assert parse(trace, chunk_rows=cut)[0].equals(ops)
+    # cut before the resumed line: still both sides, with no size (the result is unknown)
+    (tmp_path / "cut.strace").write_text("".join(lines[:cut]))
+    ops, meta = parse(tmp_path / "cut.strace")
+    rows = ops.filter(pl.col("call") == "splice")
+    assert rows["op"].to_list() == ["read", "write"] and rows["size"].null_count() == 2
+    assert rows["path"][1] == f"{base}/out.bin" and meta["unfinished_unresolved"] >= 1

@@ -165,6 +165,16 @@ _W_DELETED = _word(b"(deleted")
 _W_MSG, _W_PROC1, _W_PROC2 = _word(b"strace: "), _word(b"[ Proces"), _word(b"s PID=")
 
 
+def _src(r: dict[str, Any], rows: np.ndarray) -> np.ndarray:
+    """The records ``rows`` as rows of the batch's result strings (``err``, ``rpath``).
+
+    :meth:`_Parser._two_sided` inserts second records without copying those
+    strings; ``r["src"]`` then maps each record to its call's row.
+    """
+    src = r.get("src")
+    return rows if src is None else src[rows]
+
+
 def _nullable(values: np.ndarray, valid: np.ndarray) -> pa.Array:
     """An Arrow array of ``values``, NULL where not ``valid``."""
     return pa.array(values, mask=~valid)
@@ -1469,8 +1479,8 @@ class _Parser:
         lay = self.g_layout[gid[two]].astype(np.int64)
         text = r["args"].gather(np.searchsorted(r["ai"], two))
         frame = pl.DataFrame({"j": np.arange(two.size), "t": text, "lay": lay})
-        cols = {"fd2": pl.Int64, "ann2": pl.String, "p1": pl.String, "o1": pl.String}
-        cols.update({"p2": pl.String, "o2": pl.String, "rest": pl.String})
+        cols = {"fd2": pl.Int64, "ann2": pl.String, "p1": pl.String, "o1": pl.Int64}
+        cols.update({"p2": pl.String, "o2": pl.Int64, "rest": pl.String})
         parts = [pl.DataFrame(schema={"j": pl.Int64, **cols})]
         t = pl.col("t")
         for layout, pattern in _P_XFER.items():
@@ -1493,6 +1503,11 @@ class _Parser:
             how="diagonal",
         ).sort("j")
         x = {c: got[c] for c in cols}
+        for g in "12":
+            ptr, val = got[f"p{g}"].fill_null(""), got[f"o{g}"]
+            x[f"m{g}"] = ptr.is_in(["", "NULL"]).to_numpy()
+            x[f"k{g}"] = val.is_not_null().to_numpy()
+            x[f"o{g}"] = val.fill_null(0).to_numpy()
         is_x = x["rest"].is_null().to_numpy() & np.isin(lay, list(_P_XFER))
         parsed = np.where(
             is_x, x["fd2"].is_not_null().to_numpy(), x["rest"].is_not_null().to_numpy()
@@ -1506,9 +1521,8 @@ class _Parser:
         out: dict[str, Any] = {
             k: v[idx] for k, v in r.items() if k != "ai" and isinstance(v, np.ndarray)
         }
-        take = pa.array(idx)
-        for name in ("err", "rpath"):
-            out[name] = r[name].cast(pa.string()).take(take)
+        out["err"], out["rpath"] = r["err"], r["rpath"]  # read through out["src"]
+        out["src"] = idx
         sec_rows = np.flatnonzero(second)
         j_of = np.full(n, -1, dtype=np.int64)
         j_of[two] = np.arange(two.size)
@@ -1542,24 +1556,12 @@ class _Parser:
             sec = second[xrows]
             new_op[xrows] = _XFER_OP[lay[jx], sec.astype(np.int64)]
             ok_x = parsed[jx]
-            ptr = np.where(
-                sec,
-                x["p2"].gather(jx).fill_null("").to_numpy(),
-                x["p1"].gather(jx).fill_null("").to_numpy(),
-            )
-            val = pl.Series(
-                np.where(
-                    sec,
-                    x["o2"].gather(jx).fill_null("").to_numpy(),
-                    x["o1"].gather(jx).fill_null("").to_numpy(),
-                )
-            )
-            val = val.cast(pl.Int64, strict=False)
-            moves = (ptr == "") | (ptr == "NULL")
+            # per side: no pointer or NULL -> at the fd's position; [N] -> at N
+            moves = np.where(sec, x["m2"][jx], x["m1"][jx])
             new_pos[xrows] = np.where(ok_x, np.where(moves, _POS_ADVANCE, _POS_PTR), _POS_NONE)
             new_flags[xrows] = np.where(ok_x, new_flags[xrows] & ~_F_CLOBBER, new_flags[xrows])
-            off[xrows] = val.fill_null(0).to_numpy()
-            off_ok[xrows] = val.is_not_null().to_numpy() & ok_x & ~moves
+            off[xrows] = np.where(sec, x["o2"][jx], x["o1"][jx])
+            off_ok[xrows] = np.where(sec, x["k2"][jx], x["k1"][jx]) & ok_x & ~moves
         sides = {"second": second, "op": new_op, "pos": new_pos, "flags": new_flags}
         sides.update(off=off, off_ok=off_ok)
         return out, sides
@@ -1596,7 +1598,7 @@ class _Parser:
                 "call": pa.DictionaryArray.from_arrays(
                     pa.array(gid[io]), pa.array(self.names)
                 ).cast(pa.string()),
-                "error": r["err"].cast(pa.string()).take(pa.array(io)),
+                "error": r["err"].cast(pa.string()).take(pa.array(_src(r, io))),
             }
         )
 
@@ -1639,7 +1641,7 @@ class _Parser:
                 "ok": ok[ai],
                 "ret": r["ret"][ai],
                 "ann": r["ann"].gather(ai),
-                "rpath": pl.Series(r["rpath"], dtype=pl.String).gather(ai),
+                "rpath": pl.Series(r["rpath"], dtype=pl.String).gather(_src(r, ai)),
             }
         )
         sh, pk, fl = pl.col("shape"), pl.col("poskind"), pl.col("flags")
