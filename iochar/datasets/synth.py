@@ -11,6 +11,15 @@ section 5.1), and returns which file is which:
 - **staging**: a data set larger than memory shuttled through a scratch file,
   read ``reread`` times and written ``rewrite`` times per iteration;
 
+and, when asked, the patterns real programs add to these (their class is the
+one Miller & Katz's definitions give; see :mod:`iochar.analyze.classify`):
+a small log appended every iteration (``run.log``: output, required, not a
+checkpoint), output streamed over the whole run, each byte written once
+(``stream.dat``: required), the input read more than once (still required),
+output written over a long last part of the run (``output_share``:
+required), only 2 or 3 checkpoints, and a restart that first reads back the
+checkpoint of an earlier run (``ckpt.000`` or ``ckpt.dat``: checkpoint);
+
 with compute ("think") time between iterations, several processes (each with
 its own files, N:N), and timing jitter.
 
@@ -82,6 +91,22 @@ class Workload:
         them to the page cache (asynchronous write-behind, no sync op).
     app : str
         Application name.
+    log_bytes : int
+        A log line of this size appended to ``run.log`` every iteration (0:
+        no log). [bytes]
+    stream_bytes : int
+        Output streamed to ``stream.dat`` over the whole run, a piece per
+        iteration, each byte written once (0: none). [bytes]
+    input_reads : int
+        Times the input is read: once at the start, then again at evenly
+        spaced iterations.
+    output_share : float
+        Share of the run, at its end, spent writing the output (0.05: the
+        last 4% of the run; larger shares shorten the iterations).
+    restart : bool
+        The run is a restart: it first reads back the last checkpoint of an
+        earlier run (``ckpt.000`` in "new" mode, ``ckpt.dat`` in "overwrite"
+        mode; needs ``ckpt_every`` > 0).
     """
 
     runtime_s: float = 100.0
@@ -100,6 +125,11 @@ class Workload:
     think: float = 0.15
     sync: bool = False
     app: str = "synth"
+    log_bytes: int = 0
+    stream_bytes: int = 0
+    input_reads: int = 1
+    output_share: float = 0.05
+    restart: bool = False
 
 
 def _scenario(runtime, data_mb, read_mbs, write_mbs, avg_kb, staging_share, ckpt, app):
@@ -149,6 +179,11 @@ def _check(w: Workload) -> None:
         ("nprocs", w.nprocs >= 1, "an int >= 1"),
         ("jitter", 0 <= w.jitter < 0.5, "a float in [0, 0.5)"),
         ("think", 0 <= w.think <= 0.9, "a float in [0, 0.9]"),
+        ("log_bytes", w.log_bytes >= 0, "an int >= 0 [bytes]"),
+        ("stream_bytes", w.stream_bytes >= 0, "an int >= 0 [bytes]"),
+        ("input_reads", 1 <= w.input_reads <= w.iterations, "an int in [1, iterations]"),
+        ("output_share", 0.05 <= w.output_share <= 0.6, "a float in [0.05, 0.6]"),
+        ("restart", not w.restart or w.ckpt_every > 0, "False when ckpt_every is 0"),
     ]
     for name, ok, what in checks:
         if not ok:
@@ -190,22 +225,22 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
     # squeezed towards the iteration's start by the think time (default 0.15: as is)
     squeeze = (1 - w.think) / 0.85
     truth = []
-    # time budget: 5% at each end for required I/O, the rest split into iterations
+    # time budget: 5% at the start for required input, output_share (5%) at the end
+    # for required output, the rest split into iterations
     t_io_end = 0.05 * w.runtime_s
-    lengths = (0.9 * w.runtime_s / w.iterations) * (
-        1 + rng.uniform(-w.jitter, w.jitter, w.iterations)
-    )
-    lengths *= 0.9 * w.runtime_s / lengths.sum()
+    iter_time = round(0.95 - w.output_share, 12) * w.runtime_s
+    lengths = (iter_time / w.iterations) * (1 + rng.uniform(-w.jitter, w.jitter, w.iterations))
+    lengths *= iter_time / lengths.sum()
     it_start = t_io_end + np.concatenate(([0.0], np.cumsum(lengths)[:-1]))
 
-    def emit(rank, path, op, nbytes, t0, t1):
+    def emit(rank, path, op, nbytes, t0, t1, base=0):
         off, size = _transfers(nbytes, w.io_bytes)
         n = len(off)
         times = t0 + (t1 - t0) * np.arange(n) / n
         cols["rank"].append(np.full(n, rank, np.int32))
         cols["path"].append(np.full(n, path, object))
         cols["op"].append(np.full(n, op, object))
-        cols["offset"].append(off)
+        cols["offset"].append(off + base)
         cols["size"].append(size)
         cols["t_start"].append(times)
 
@@ -221,10 +256,28 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
         d = f"/synth/{w.app}/r{rank}"
         emit(rank, f"{d}/input.dat", "read", w.input_bytes, 0.0, 0.8 * t_io_end)
         truth.append((rank, f"{d}/input.dat", "required"))
+        again = {(k * w.iterations) // w.input_reads for k in range(1, w.input_reads)}
+        if w.restart:  # read back the last checkpoint of an earlier run
+            name = "ckpt.000" if w.ckpt_mode == "new" else "ckpt.dat"
+            emit(rank, f"{d}/{name}", "read", w.ckpt_bytes, 0.8 * t_io_end, 0.95 * t_io_end)
+            truth.append((rank, f"{d}/{name}", "checkpoint"))
         if w.staging_bytes:
             truth.append((rank, f"{d}/scratch.dat", "staging"))
+        if w.log_bytes:
+            truth.append((rank, f"{d}/run.log", "required"))
+        if w.stream_bytes:
+            truth.append((rank, f"{d}/stream.dat", "required"))
+        piece = w.stream_bytes // w.iterations
         for i in range(w.iterations):
             t0, ln = it_start[i], lengths[i]
+            if i in again:  # the input read once more at the start of this iteration
+                emit(rank, f"{d}/input.dat", "read", w.input_bytes, t0, t0 + 0.04 * ln)
+            if piece:  # streamed output: the next piece, written once
+                a = t0 + ln * 0.80 * squeeze
+                emit(rank, f"{d}/stream.dat", "write", piece, a, a + ln * 0.02 * squeeze, i * piece)
+            if w.log_bytes:  # a log line appended
+                a = t0 + ln * 0.83 * squeeze
+                emit(rank, f"{d}/run.log", "write", w.log_bytes, a, a + 1e-4, i * w.log_bytes)
             if w.staging_bytes:  # shuttle the data set in (reread times) and out (rewrite)
                 passes = [("read", k) for k in range(w.reread)] + [
                     ("write", k) for k in range(w.rewrite)
@@ -240,7 +293,7 @@ def make_workload(workload: Workload, *, random_state=None) -> tuple[pa.Table, p
                 if w.sync:
                     fsync(rank, f"{d}/{name}", b)
                 truth.append((rank, f"{d}/{name}", "checkpoint"))
-        t_end0 = w.runtime_s - 0.8 * t_io_end
+        t_end0 = w.runtime_s - 0.8 * (w.output_share * w.runtime_s)
         emit(rank, f"{d}/output.dat", "write", w.output_bytes, t_end0, w.runtime_s * 0.998)
         if w.sync:
             fsync(rank, f"{d}/output.dat", w.runtime_s * 0.998)
