@@ -190,19 +190,26 @@ def _trace(tmp_path: Path, argv: list[str], name: str) -> Path:
 
 @pytest.mark.requires_strace
 @requires_strace
-def test_live_cp(tmp_path):
-    """GNU cp, whatever it copies with (copy_file_range on coreutils >= 9)."""
+@pytest.mark.parametrize("fd_paths", [True, False], ids=["-y", "no-y"])
+def test_live_cp(tmp_path, fd_paths):
+    """GNU cp, whatever it copies with (copy_file_range on coreutils >= 9).
+
+    Without ``-y`` the files of both fds come from cp's own openat calls.
+    """
     cp = shutil.which("cp")
     if cp is None:
         pytest.skip("cp is not installed")
     size = 1_234_567
     (tmp_path / "src.bin").write_bytes(os.urandom(size))
-    trace = _trace(tmp_path, [cp, "src.bin", "dst.bin"], "cp.strace")
+    flags = FLAGS if fd_paths else [f for f in FLAGS if f != "-y"]
+    out = tmp_path / "cp.strace"
+    argv = [cp, "src.bin", "dst.bin"]
+    subprocess.run(["strace", *flags, "-o", str(out), *argv], cwd=tmp_path, check=True)
     assert (tmp_path / "dst.bin").stat().st_size == size
-    ops, _ = parse(trace)
-    base = os.path.realpath(tmp_path)
-    assert moved(ops, f"{base}/src.bin", "read") == size
-    assert moved(ops, f"{base}/dst.bin", "write") == size
+    ops, _ = parse(out)
+    base = f"{os.path.realpath(tmp_path)}/" if fd_paths else ""  # no -y: paths as cp named them
+    assert moved(ops, f"{base}src.bin", "read") == size
+    assert moved(ops, f"{base}dst.bin", "write") == size
 
 
 _PROGRAM = """
@@ -241,6 +248,17 @@ fo = os.open("sp.bin", WR, 0o644)
 while k := os.splice(fi, w, 65536):
     while k:
         k -= os.splice(r, fo, k)
+os.close(fo); os.close(fi)
+# splice with explicit offsets on the file sides
+fi = os.open("src.bin", RD)
+fo = os.open("sp2.bin", WR, 0o644)
+pos = 0
+while k := os.splice(fi, w, 65536, offset_src=pos):
+    while k:
+        got = os.splice(r, fo, k, offset_dst=pos)
+        k -= got
+        pos += got
+os.read(fi, 3)                                  # at 0: the position did not move
 os.close(fo); os.close(fi)
 # preadv2 / pwritev2 (preadv/pwritev with flags)
 fi = os.open("src.bin", RD)
@@ -296,14 +314,15 @@ def test_live_transfers_count_the_real_sizes(live):
         rows = ops.filter((pl.col("path") == f"{base}/{name}") & (pl.col("op") == "write"))
         assert set(rows["call"]) == {call} and rows["size"].sum() == size
     assert moved(ops, f"{base}/sp.bin", "write") == (tmp / "sp.bin").stat().st_size == size
+    assert moved(ops, f"{base}/sp2.bin", "write") == (tmp / "sp2.bin").stat().st_size == size
     assert moved(ops, f"{base}/pv.bin", "write") == (tmp / "pv.bin").stat().st_size == size
     assert moved(ops, f"{base}/cfr2.bin", "write") == (tmp / "cfr2.bin").stat().st_size
     assert (tmp / "cfr2.bin").stat().st_size == size - 7
     # sf2.bin was unlinked at the end; it got everything after the 10 bytes read()
     assert moved(ops, f"{base}/sf2.bin", "write") == size - 10
     # src.bin: sendfile, read(10), sendfile rest, copy_file_range, read(7), rest,
-    # splice, preadv2; the mmap reads are invisible
-    assert moved(ops, f"{base}/src.bin", "read") == 6 * size
+    # splice, splice at explicit offsets, read(3), preadv2; the mmap reads are invisible
+    assert moved(ops, f"{base}/src.bin", "read") == 7 * size + 3
     spliced = ops.filter((pl.col("call") == "splice") & pl.col("path").str.starts_with("pipe:"))
     assert spliced.height > 0 and set(spliced["op"]) == {"read", "write"}
 
@@ -314,8 +333,8 @@ def test_live_positions_follow_the_offset_pointers(live):
     _, base, size, ops, _ = live
     src = ops.filter((pl.col("path") == f"{base}/src.bin") & pl.col("error").is_null())
     reads = src.filter(pl.col("call") == "read")
-    # read() after explicit-offset sendfile / copy_file_range: still at 0
-    assert reads["offset"].to_list() == [0, 0] and reads["size"].to_list() == [10, 7]
+    # read() after explicit-offset sendfile / copy_file_range / splice: still at 0
+    assert reads["offset"].to_list() == [0, 0, 0] and reads["size"].to_list() == [10, 7, 3]
     sf = src.filter(pl.col("call") == "sendfile")
     explicit = sf.filter(pl.col("t_start") < reads["t_start"][0])
     assert explicit["offset"].to_list() == list(range(0, size, 100_000))
@@ -324,6 +343,12 @@ def test_live_positions_follow_the_offset_pointers(live):
     cfr = src.filter(pl.col("call") == "copy_file_range")
     nulls = cfr.filter(pl.col("t_start") > reads["t_start"][1])
     assert nulls["offset"][0] == 7
+    sp = src.filter((pl.col("call") == "splice") & (pl.col("t_start") < reads["t_start"][2]))
+    sp2 = sp.filter(pl.col("t_start") > sp.filter(pl.col("size") == 0)["t_start"][0])
+    sizes = sp2["size"].to_list()  # the explicit-offset loop: offsets are the [N] printed
+    assert sp2["offset"].to_list() == [sum(sizes[:k]) for k in range(len(sizes))]
+    out = ops.filter((pl.col("path") == f"{base}/sp2.bin") & (pl.col("op") == "write"))
+    assert out["offset"].to_list() == [sum(sizes[:k]) for k in range(len(sizes) - 1)]
     pv = src.filter(pl.col("call") == "preadv2")
     sizes = pv["size"].to_list()  # 50000 each, the rest, then 0 at the end of the file
     assert sum(sizes) == size and sizes[-1] == 0
