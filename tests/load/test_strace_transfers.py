@@ -417,3 +417,38 @@ def test_live_split_transfer_is_one_pair(tmp_path):
     rows = ops.filter(pl.col("call") == "splice")
     assert rows["op"].to_list() == ["read", "write"] and rows["size"].null_count() == 2
     assert rows["path"][1] == f"{base}/out.bin" and meta["unfinished_unresolved"] >= 1
+
+
+_TEE_C = r"""
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+    int a[2], b[2];
+    char buf[1000];
+    memset(buf, 'x', sizeof buf);
+    if (pipe(a) || pipe(b)) return 1;
+    if (write(a[1], buf, sizeof buf) != sizeof buf) return 1;
+    if (tee(a[0], b[1], sizeof buf, 0) != sizeof buf) return 1;   /* copy, not consume */
+    if (read(a[0], buf, sizeof buf) != sizeof buf) return 1;
+    if (read(b[0], buf, sizeof buf) != sizeof buf) return 1;
+    return 0;
+}
+"""
+
+
+@pytest.mark.requires_strace
+@requires_strace
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_live_tee_between_two_pipes(tmp_path):
+    """tee(2) duplicates pipe contents: a read on the in-pipe, a write on the out-pipe."""
+    (tmp_path / "tee.c").write_text(_TEE_C)
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "tee"), str(tmp_path / "tee.c")], check=True)
+    ops, _ = parse(_trace(tmp_path, [str(tmp_path / "tee")], "tee.strace"))
+    tee = ops.filter(pl.col("call") == "tee")
+    assert tee["op"].to_list() == ["read", "write"] and tee["size"].to_list() == [1000, 1000]
+    assert tee["path"].str.starts_with("pipe:").all() and tee["path"].n_unique() == 2
+    # the in-pipe still holds the bytes tee copied: the read() after it gets all 1000
+    reads = ops.filter((pl.col("call") == "read") & pl.col("path").is_in(tee["path"].to_list()))
+    assert reads["size"].to_list() == [1000, 1000]
