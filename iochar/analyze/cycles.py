@@ -144,6 +144,7 @@ _Q_VETO = 0.1  # an exposed line whose envelope test gives more is noise (see _s
 _ENV_TOP = 4  # clearest and strongest lines failing the spectral tests, tried on their envelope
 _PH_MIN = 2.0  # cycles of tracked phase needed to count the mean cycle length
 _SKIRT = 0.2  # unassigned lines this near (relative) may be the line's own jitter skirt
+_PH_POWER = 0.1  # ... and the spectrum keeps this share of the line's power up to there
 _PH_CYCLES = 1.0  # the phase's count replaces the spectrum's when they differ by more cycles
 
 
@@ -1454,6 +1455,9 @@ def _describe(
             break  # too few cycles, or out of the searched band
         if abs(n / L_ph - n / L) <= _PH_CYCLES or refined == "harmonics":
             break  # within the spectrum's resolution, or pinned by sharp harmonics
+        a, b = sorted((int(round(N / L_ph)), int(round(Kr))))
+        if float(np.mean(spec.S[a : b + 1])) < _PH_POWER * S0:
+            break  # the line's power does not reach where the phase points: noise counted
         L, refined = L_ph, "phase"
         Kr = N / L
         pos, psi, env = _phase_grid(spec.X, N, Kr, notches)
