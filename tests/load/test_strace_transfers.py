@@ -452,3 +452,38 @@ def test_live_tee_between_two_pipes(tmp_path):
     # the in-pipe still holds the bytes tee copied: the read() after it gets all 1000
     reads = ops.filter((pl.col("call") == "read") & pl.col("path").is_in(tee["path"].to_list()))
     assert reads["size"].to_list() == [1000, 1000]
+
+
+_MMAP_C = r"""
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+    int fd = open("data.bin", O_RDONLY);
+    if (fd < 0) return 1;
+    /* MAP_ANONYMOUS ignores fd (man 2 mmap): strace still prints 3</path> */
+    void *anon = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
+    void *file = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    if (anon == MAP_FAILED || file == MAP_FAILED) return 1;
+    volatile char c = ((char *)file)[100];   /* a read strace cannot see */
+    (void)c;
+    return close(fd);
+}
+"""
+
+
+@pytest.mark.requires_strace
+@requires_strace
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+def test_live_anonymous_mmap_names_no_file(tmp_path):
+    (tmp_path / "m.c").write_text(_MMAP_C)
+    (tmp_path / "data.bin").write_bytes(b"y" * 8192)
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "m"), str(tmp_path / "m.c")], check=True)
+    trace = _trace(tmp_path, [str(tmp_path / "m")], "m.strace")
+    text = trace.read_text()
+    assert "MAP_PRIVATE|MAP_ANONYMOUS, 3<" in text  # strace shows the ignored fd's path
+    ops, _ = parse(trace)
+    data = f"{os.path.realpath(tmp_path)}/data.bin"
+    maps = ops.filter((pl.col("call") == "mmap") & (pl.col("path") == data))
+    assert maps.height == 1  # the MAP_SHARED one only
+    assert ops.filter((pl.col("path") == data) & (pl.col("op") == "read")).height == 0

@@ -1645,19 +1645,18 @@ class _Parser:
             }
         )
         sh, pk, fl = pl.col("shape"), pl.col("poskind"), pl.col("flags")
+        # MAP_ANONYMOUS ignores its fd (man 2 mmap): such a mapping names no file
+        file_map = (sh == _MMAP) & ~args.str.contains("MAP_ANONYMOUS", literal=True)
         sub = sub.with_columns(
             pl.when(sh.is_in((_PATH_FIRST, _AT_PATH)))
             .then(args)
             .str.extract_groups(_P_PATHARG)
             .alias("p"),
-            gann=pl.when(sh.is_in((0, _MMAP)) & args.str.contains("<", literal=True))
+            gann=pl.when(((sh == 0) | file_map) & args.str.contains("<", literal=True))
             .then(args)
             .str.extract(_P_ANYFD, 1),
             # an fd beyond int64 names no open file: no fd, as for offsets below
-            mfd=pl.when((sh == _MMAP) & ~args.str.contains("MAP_ANONYMOUS", literal=True))
-            .then(args)
-            .str.extract(_P_MMAPFD, 1)
-            .cast(pl.Int64, strict=False),
+            mfd=pl.when(file_map).then(args).str.extract(_P_MMAPFD, 1).cast(pl.Int64, strict=False),
             off=pl.coalesce(
                 pl.when(pk == _POS_EXPLICIT).then(args).str.extract(_P_OFF, 1),
                 pl.when(pk == _POS_EXPLICIT2).then(args).str.extract(_P_OFF2, 1),
