@@ -487,3 +487,23 @@ def test_live_anonymous_mmap_names_no_file(tmp_path):
     maps = ops.filter((pl.col("call") == "mmap") & (pl.col("path") == data))
     assert maps.height == 1  # the MAP_SHARED one only
     assert ops.filter((pl.col("path") == data) & (pl.col("op") == "read")).height == 0
+
+
+def test_loaded_through_the_store(store):
+    """End to end: the two rows of each call land; bytes per file as the program moved them."""
+    res = store.load(ATOMIC)
+    assert res.rows["ops"] == res.meta["io_calls"] + res.meta["second_rows"]
+    got = dict(
+        store.sql(
+            "SELECT f.path || ' ' || o.op, sum(o.size) FROM ops o JOIN files f "
+            "USING (job_id, file_id) WHERE o.op IN ('read', 'write') AND o.error IS NULL "
+            "AND f.path LIKE $p GROUP BY ALL",
+            params={"p": f"{WORK}/ckpt.%"},
+        ).fetchall()
+    )
+    assert got == {
+        f"{WORK}/ckpt.tmp write": CKPTS * CKPT_BYTES,
+        f"{WORK}/ckpt.dat read": 2 * CKPT_BYTES + 16,
+        f"{WORK}/ckpt.bak write": CKPT_BYTES,
+        f"{WORK}/ckpt.cp write": CKPT_BYTES,
+    }
