@@ -519,7 +519,7 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float, min_interv
     scale = counters & (which != 0) & (which != 6)  # rule 6 is counters-only already
     conf = np.where(scale, COUNTERS_CONFIDENCE * conf, conf)
     conf = np.round(np.clip(np.nan_to_num(conf, nan=0.5), 0.0, 1.0), 3)
-    return labels, conf, _reasons(f, which, num, edge, counters)
+    return labels, conf, _reasons(f, which, num, edge, counters, min_interval_s)
 
 
 def _cv_text(cv: float) -> str:
@@ -535,7 +535,14 @@ def _pct(x: float) -> str:
     return "?" if x != x else f"{x:.0%}"
 
 
-def _reasons(f: pd.DataFrame, which: np.ndarray, num: dict, edge: float, counters: np.ndarray):
+def _reasons(
+    f: pd.DataFrame,
+    which: np.ndarray,
+    num: dict,
+    edge: float,
+    counters: np.ndarray,
+    min_interval_s: float,
+):
     """The evidence in words, one file at a time (Python lists index far faster
     than numpy arrays element by element)."""
     n = len(f)
@@ -610,10 +617,14 @@ def _reasons(f: pd.DataFrame, which: np.ndarray, num: dict, edge: float, counter
 
     def other(i):
         bursts = int(v["write_bursts"][i]) if wr[i] and timed[i] else 0
+        every = v["burst_interval_s"][i]
         facts = [
             f"read {reread[i]:.2f}x" if rd[i] else "never read",
             f"written {rewrite[i]:.2f}x" if wr[i] else "never written",
             (f"{bursts} write burst" + ("" if bursts == 1 else "s")) if wr[i] and timed[i] else "",
+            f"bursts every {every:.3g} s, under {min_interval_s:g} s: scheduling noise, no period"
+            if every < min_interval_s
+            else "",
             "read back once" if back[i] else "",
             f"{head[i]:.0%} at start, {tail[i]:.0%} at end",
         ]
