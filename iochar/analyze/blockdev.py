@@ -21,15 +21,24 @@ Rules (from the kernel's naming; the result matches sysfs, see :func:`sysfs_clas
   sysfs: ``/sys/class/block/<dev>/partition`` exists and the device's directory
   sits in its disk's.
 - **Virtual**: devices without hardware of their own, which sysfs places under
-  ``/sys/devices/virtual/block``: ``dm-N`` (device-mapper: LVM, dm-crypt,
-  multipath), ``mdN`` (software RAID), ``loopN``, ``zramN``, ``ramN`` (brd),
-  ``nbdN``, ``drbdN``, ``bcacheN``, ``nullbN``, ``ublkbN``, ``zdN`` (ZFS zvols).
+  ``/sys/devices/virtual`` (``/sys/devices/virtual/block`` for these): ``dm-N``
+  (device-mapper: LVM, dm-crypt, multipath), ``mdN`` (software RAID), ``loopN``,
+  ``zramN``, ``ramN`` (brd), ``nbdN``, ``drbdN``, ``bcacheN``, ``nullbN``,
+  ``ublkbN``, ``zdN`` (ZFS zvols).
+  An NVMe namespace ``nvmeXnZ`` listed together with controller paths
+  ``nvmeXcYnZ`` is the head of native NVMe multipath (sysfs:
+  ``/sys/devices/virtual/nvme-subsystem/``): it passes each bio to one path, where
+  the kernel counts it (the head counts the same I/O again only when its
+  ``queue/iostats`` is switched on, ``drivers/nvme/host/multipath.c``), so it is
+  virtual and the paths are the disks, as the ``sd`` legs under a dm-multipath
+  ``dm-N``.
   A partition of a virtual device is a partition whose ``virtual`` flag is set.
 - **Whole disk**: the names of ``Documentation/admin-guide/devices.txt`` and the
   drivers for real (or hypervisor-provided) disks: ``sd*`` (SCSI, SATA, SAS, USB,
   iSCSI), ``hd*`` (IDE), ``vd*`` (virtio), ``xvd*`` (Xen), ``dasd*`` (s390),
-  ``nvme<c>n<ns>`` (NVMe namespaces), ``mmcblkN`` and its hardware boot / general
-  purpose areas ``mmcblkNbootM``, ``mmcblkNgpM`` (separate disks in sysfs),
+  ``nvmeXnZ`` (NVMe namespaces) and ``nvmeXcYnZ`` (a controller's path to one),
+  ``mmcblkN`` and its hardware boot / general purpose areas ``mmcblkNbootM``,
+  ``mmcblkNgpM`` (separate disks in sysfs),
   ``srN`` / ``scdN`` (optical), ``fdN`` (floppy), ``pmemN`` (NVDIMM), ``rbdN``
   (Ceph RBD, a device with a bus parent in sysfs).
 - **Other**: a name that is none of these (a Lustre OST such as
@@ -100,6 +109,9 @@ _VIRTUAL = re.compile(
     r"dm-\d+|md\d+|md_d\d+|loop\d+|zram\d+|ram\d+|nbd\d+|drbd\d+|bcache\d+"
     r"|nullb\d+|ublkb\d+|zd\d+"
 )
+#: NVMe namespace Z of subsystem X: the block device, and one controller's path to it.
+_NVME_HEAD = re.compile(r"nvme(\d+)n(\d+)")
+_NVME_PATH = re.compile(r"nvme(\d+)c(\d+)n(\d+)")
 #: Partition N of a disk whose name ends in a digit / in anything else
 #: (block/partitions/core.c, add_partition: "%sp%d" or "%s%d").
 _PART_P = re.compile(r"(.*\d)p([1-9]\d*)")
@@ -121,7 +133,7 @@ class DeviceClass:
         For a partition, the device it is part of (``sda`` for ``sda1``); else None.
     virtual : bool
         The device (for a partition: its parent) has no hardware of its own
-        (sysfs places it under ``/sys/devices/virtual/block``).
+        (sysfs places it under ``/sys/devices/virtual``).
     """
 
     name: str
@@ -130,8 +142,13 @@ class DeviceClass:
     virtual: bool
 
 
-def _whole(name: str) -> str | None:
+def _whole(name: str, names: frozenset[str] = frozenset()) -> str | None:
     """``"disk"`` or ``"virtual"`` when ``name`` is a whole device of a known family."""
+    m = _NVME_HEAD.fullmatch(name)
+    if m is not None and any(
+        (p := _NVME_PATH.fullmatch(n)) and p.group(1, 3) == m.group(1, 2) for n in names
+    ):
+        return "virtual"  # a native-multipath head over the controller paths listed with it
     if _DISK.fullmatch(name):
         return "disk"
     if _VIRTUAL.fullmatch(name):
@@ -177,15 +194,18 @@ def device_class(name: str, names: Iterable[str] | None = None) -> DeviceClass:
     (True, 'virtual', 'virtual')
     >>> device_class("emcpowera1").kind, device_class("emcpowera1", ["emcpowera"]).kind
     ('other', 'partition')
+    >>> listed = ["nvme0c0n1", "nvme0c1n1", "nvme0n1", "nvme0n1p1"]  # native NVMe multipath
+    >>> [device_class(n, listed).kind for n in listed]
+    ['disk', 'disk', 'virtual', 'partition']
     """
     name = str(name)
     known = frozenset(str(n) for n in names) if names is not None else frozenset()
-    whole = _whole(name)
+    whole = _whole(name, known)
     if whole is not None:
         return DeviceClass(name, whole, None, whole == "virtual")
     parent = _parent(name, known)
     if parent is not None:
-        return DeviceClass(name, "partition", parent, _whole(parent) == "virtual")
+        return DeviceClass(name, "partition", parent, _whole(parent, known) == "virtual")
     return DeviceClass(name, "other", None, False)
 
 
@@ -308,13 +328,15 @@ def sysfs_class(name: str, *, sys: str | os.PathLike = "/sys") -> DeviceClass | 
         ``kind`` "partition" when ``/sys/class/block/<dev>/partition`` exists (its
         ``parent`` the directory it sits in), "virtual" when the device's directory
         is under ``/sys/devices/virtual/block``, else "disk"; None when sysfs does
-        not list the device.
+        not list the device. Virtual means the device's directory is under
+        ``/sys/devices/virtual`` (``block/`` for dm, md, loop, zram...;
+        ``nvme-subsystem/`` for an NVMe native-multipath head).
     """
     link = Path(sys) / "class" / "block" / str(name).replace("/", "!")
     if not link.exists():
         return None
     real = link.resolve()
-    virtual = (Path(sys) / "devices" / "virtual" / "block") in real.parents
+    virtual = (Path(sys) / "devices" / "virtual") in real.parents
     if (link / "partition").exists():
         return DeviceClass(str(name), "partition", real.parent.name.replace("!", "/"), virtual)
     return DeviceClass(str(name), "virtual" if virtual else "disk", None, virtual)

@@ -34,10 +34,13 @@ CAPTURE = DATA_DIR / "diskstats" / "vm-linux6.18-loop-partitions.diskstats"
 SYSFS = DATA_DIR / "diskstats" / "vm-linux6.18-loop-partitions.sysfs.tsv"
 IOSTAT_P = DATA_DIR / "iostat" / "vm-sysstat12.6.1-x-t-p.iostat"
 JC = DATA_DIR / "diskstats" / "jc-linux-proc.snapshot"
+NODE = DATA_DIR / "diskstats" / "node_exporter-proc-diskstats.snapshot"
+UDEV = DATA_DIR / "diskstats" / "node_exporter-udev.ttar"
 THREE = DATA_DIR / "diskstats" / "vm-linux6.18-3dev.diskstats"
 
-#: Documentation/admin-guide/devices.txt: fixed block majors of the devices in JC.
-LOOP_MAJOR, SD_MAJOR, SR_MAJOR = 7, 8, 11
+#: Documentation/admin-guide/devices.txt: fixed block majors (1 RAM disk, 2 floppy,
+#: 7 loop, 8 SCSI disk with 16 minors per disk, 11 SCSI CD-ROM).
+RAM_MAJOR, FD_MAJOR, LOOP_MAJOR, SD_MAJOR, SR_MAJOR = 1, 2, 7, 8, 11
 
 
 # --------------------------------------------------------------------------- raw parsers
@@ -142,6 +145,63 @@ def test_partitions_map_to_their_disk_by_major_and_minor():
     assert checked == len(rows) - 1  # all but dm-0, whose major is dynamic
     assert got.at["dm-0", "device"] == "virtual"
     assert blockdev.select_targets(names) == ["sda", "sr0"]
+
+
+def _udev(path: Path) -> dict[tuple[int, int], dict[str, str]]:
+    """udev's E: properties per block device (major, minor) from a ttar of /run/udev/data."""
+    out: dict[tuple[int, int], dict[str, str]] = {}
+    cur = None
+    for line in path.read_text().splitlines():
+        m = re.fullmatch(r"Path: udev/data/b(\d+):(\d+)", line)
+        if m:
+            cur = out.setdefault((int(m.group(1)), int(m.group(2))), {})
+        elif cur is not None and line.startswith("E:") and "=" in line:
+            k, v = line[2:].split("=", 1)
+            cur[k] = v
+    return out
+
+
+def test_partitions_and_virtual_devices_by_udev_and_major_numbers():
+    # node_exporter's real /proc/diskstats lines and udev database of the same devices
+    rows = [line.split()[:3] for line in NODE.read_text().splitlines() if line.strip()]
+    names = [r[2] for r in rows]
+    udev = _udev(UDEV)
+    got = blockdev.device_table(names).set_index("target")
+    checked, disks = set(), []
+    disk_at: dict[tuple[int, int], str] = {}  # the disk listed last under a major:minor
+    for major, minor, name in ((int(a), int(b), c) for a, b, c in rows):
+        props = udev.get((major, minor), {})
+        if "DM_NAME" in props:  # udev names every device-mapper device
+            assert got.at[name, "device"] == "virtual", name
+        elif "ID_PART_ENTRY_DISK" in props:  # udev: partition of the disk major:minor
+            pmaj, pmin = map(int, props["ID_PART_ENTRY_DISK"].split(":"))
+            assert got.at[name, "device"] == "partition"
+            assert got.at[name, "parent"] == disk_at[(pmaj, pmin)], name
+        elif major == SD_MAJOR and minor % 16:  # the kernel lists a partition after its disk
+            assert got.at[name, "device"] == "partition"
+            assert got.at[name, "parent"] == disk_at[(SD_MAJOR, minor - minor % 16)], name
+        elif major in (RAM_MAJOR, LOOP_MAJOR):
+            assert got.at[name, "device"] == "virtual", name
+        elif major in (FD_MAJOR, SD_MAJOR, SR_MAJOR) or (major, minor) in udev:
+            assert got.at[name, "device"] == "disk", name  # a udev disk entry: mmcblk0, vda...
+        else:
+            continue
+        checked.add(name)
+        if got.at[name, "device"] != "partition":
+            disk_at[(major, minor)] = name
+        if got.at[name, "device"] == "disk":
+            disks.append(name)
+    # all but the partitions of vda and nvme0n1 (dynamic majors, no udev entry)
+    assert set(names) - checked == {"vda1", "vda2", "nvme0n1p1", "nvme0n1p2"}
+    assert got.loc[["vda1", "vda2", "nvme0n1p1", "nvme0n1p2"], "parent"].tolist() == [
+        "vda",
+        "vda",
+        "nvme0n1",
+        "nvme0n1",
+    ]
+    # the default keeps the whole disks only (the unchecked nvme0n1p*, vda* are partitions)
+    assert blockdev.select_targets(names) == sorted(disks)
+    assert len(disks) == 8
 
 
 @pytest.mark.parametrize(
