@@ -8,7 +8,8 @@
 # What it does: a 64 MiB image file on the root disk is attached as a loop
 # device with partitions allowed and direct I/O (`losetup -P --direct-io=on`,
 # so the loop I/O reaches the disk below), gets two partitions, which the
-# kernel names loopNp1 and loopNp2, and while /proc/diskstats is sampled once a second, dd writes
+# kernel names loopNp1 and loopNp2, and while /proc/diskstats is sampled once a
+# second, dd writes
 # 16 MiB to loopNp1, reads 8 MiB from loopNp2 and writes 24 MiB to a file on
 # the root disk, all with O_DIRECT. The same I/O is then seen three times in
 # /proc/diskstats: on the partition, on the loop device and on the disk under
@@ -58,7 +59,9 @@ wait "$SAMPLER" "$IOSTAT"
         name=$(basename "$d"); real=$(readlink -f "$d")
         part=$(cat "$d/partition" 2>/dev/null || true)
         parent=""; [ -n "$part" ] && parent=$(basename "$(dirname "$real")")
-        case "$real" in /sys/devices/virtual/block/*) virt=1 ;; *) virt=0 ;; esac
+        # (the bundled .sysfs.tsv was written with /sys/devices/virtual/block/*: the same
+        # answer on that VM, where no block device lives elsewhere under /sys/devices/virtual)
+        case "$real" in /sys/devices/virtual/*) virt=1 ;; *) virt=0 ;; esac
         printf '%s\t%s\t%s\t%s\n' "$(echo "$name" | tr '!' '/')" "$part" "$parent" "$virt"
     done
 } > "$WORK/sysfs.tsv"
