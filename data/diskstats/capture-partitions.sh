@@ -9,9 +9,8 @@
 # device with partitions allowed and direct I/O (`losetup -P --direct-io=on`,
 # so the loop I/O reaches the disk below), gets two partitions, which the
 # kernel names loopNp1 and loopNp2, and while /proc/diskstats is sampled once a
-# second, dd writes
-# 16 MiB to loopNp1, reads 8 MiB from loopNp2 and writes 24 MiB to a file on
-# the root disk, all with O_DIRECT. The same I/O is then seen three times in
+# second, dd writes 16 MiB to loopNp1, reads 8 MiB from loopNp2 and writes
+# 24 MiB to a file on the root disk, all with O_DIRECT. The same I/O is then seen three times in
 # /proc/diskstats: on the partition, on the loop device and on the disk under
 # the image file. The sysfs truth of every block device (is it a partition,
 # of which disk, is it under /sys/devices/virtual) is written beside the
