@@ -10,9 +10,14 @@ copies span more than a day). Then it times
 - DuckDB (``SET threads = 1``) reading the same file as one VARCHAR column of
   lines into a table, the cheapest complete scan DuckDB can do.
 
+``--transfers`` adds the captures of ``data/strace/transfers/`` (GNU cp's
+copy_file_range; sendfile, rename, mmap... of ``atomic_ckpt``) to the mix, so
+the two-row calls (a read and a write per transfer, a row per path of a
+rename) are part of what is timed.
+
 Run::
 
-    python benchmarks/bench_strace.py [--lines 2000000] [--repeat 3]
+    python benchmarks/bench_strace.py [--lines 2000000] [--repeat 3] [--transfers]
 
 It prints lines/s, the 500,000 lines/s target and the ratio of the parse time
 to DuckDB's scan time (machine-independent context for the absolute figure).
@@ -41,6 +46,10 @@ FIXTURES = [
     ROOT / "data" / "strace" / "workers_o.strace",
     ROOT / "data" / "strace" / "ckpt_tt.strace",
 ]
+TRANSFERS = [
+    ROOT / "data" / "strace" / "transfers" / "cp.strace",
+    ROOT / "data" / "strace" / "transfers" / "atomic_ckpt.strace",
+]
 TARGET = 500_000  # lines/s on one core
 
 _LINE = re.compile(rb"^(\d+)( +)(\d\d):(\d\d):(\d\d)\.(\d{6})")
@@ -60,9 +69,9 @@ def _load(path: Path) -> tuple[list[tuple[int, bytes, int, bytes]], int]:
     return out, span
 
 
-def build(path: Path, n_lines: int) -> int:
-    """Write at least ``n_lines`` lines to ``path``; return the count."""
-    sources = [_load(f) for f in FIXTURES]
+def build(path: Path, n_lines: int, fixtures: list[Path] = FIXTURES) -> int:
+    """Write at least ``n_lines`` lines of ``fixtures`` to ``path``; return the count."""
+    sources = [_load(f) for f in fixtures]
     t_base = sources[0][0][0][2]
     written = copy = 0
     shift_us = 0
@@ -118,15 +127,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lines", type=int, default=2_000_000, help="lines to generate")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs (best is reported)")
+    ap.add_argument(
+        "--transfers", action="store_true", help="mix in data/strace/transfers/ (two-row calls)"
+    )
     args = ap.parse_args()
+    fixtures = FIXTURES + TRANSFERS if args.transfers else FIXTURES
     with tempfile.TemporaryDirectory(prefix="iochar-bench-") as tmp:
         path = Path(tmp) / "big.strace"
-        n = build(path, args.lines)
+        n = build(path, args.lines, fixtures)
         size = path.stat().st_size
         parse_s, rows, cores = min(time_parse(path) for _ in range(args.repeat))
         duck_s = min(time_duckdb(path) for _ in range(args.repeat))
     rate = n / parse_s
-    print(f"input          : {n:,} lines, {size / 1e6:.1f} MB (replicated real fixtures)")
+    names = ", ".join(f.name for f in fixtures)
+    print(f"input          : {n:,} lines, {size / 1e6:.1f} MB (replicated real fixtures: {names})")
     print(f"polars threads : {pl.thread_pool_size()}")
     print(f"strace parse   : {parse_s:.3f} s  -> {rate:,.0f} lines/s, {rows:,} ops rows")
     print(f"cpu / wall     : {cores:.2f} (1.00 = one core busy)")
