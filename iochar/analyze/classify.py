@@ -80,10 +80,11 @@ The rules, in order (the first that fits gives the label):
    short or many-threaded program leaves while its threads wait for a CPU
    do not make a period (rule h).
 3. **required**: read only, with its reads in the first ``edge`` of the run
-   or read at most about twice (2.5 times its extent: an input read twice is
-   still input, rule e); or written only, with its writes in the last
-   ``edge`` of the run or each byte written about once (1.25 times its
-   extent): output written at the end, however long the end (rule d), or
+   or read at most about twice by each process that reads it (2.5 times its
+   extent times the readers: an input read twice is still input, rule e; N
+   ranks reading one shared input once each is input too); or written only,
+   with its writes in the last ``edge`` of the run or each byte written
+   about once (1.25 times its extent): output written at the end, however long the end (rule d), or
    streamed over the whole run (rule f).
 4. **other**: anything else, with the facts that kept it out of 1-3.
 
@@ -222,6 +223,13 @@ _COLUMNS = [
     "series", "series_files", "mapped",
 ]  # fmt: skip
 
+_READERS_SQL = """
+SELECT job_id, file_id, count(DISTINCT rank) AS readers FROM ops
+WHERE op = 'read' AND size > 0 AND error IS NULL AND file_id IS NOT NULL
+  AND ($job_id IS NULL OR job_id = $job_id)
+GROUP BY job_id, file_id
+"""
+
 _MMAP_SQL = """
 SELECT DISTINCT job_id, file_id FROM ops
 WHERE op = 'other' AND call IN ('mmap', 'mmap2') AND error IS NULL AND file_id IS NOT NULL
@@ -306,7 +314,7 @@ def classify(
     )
     source = check_choice(source, "source", caller, SOURCES)
 
-    mapped = None
+    mapped = readers = None
     if isinstance(store, FileIO):
         if source != "auto":
             raise ParameterError(
@@ -331,6 +339,7 @@ def classify(
         parts = [p for p in parts if len(p)]
         f = pd.concat(parts, ignore_index=True) if parts else f.iloc[0:0]
         mapped = store.sql(_MMAP_SQL, params={"job_id": job_id}).df()
+        readers = store.sql(_READERS_SQL, params={"job_id": job_id}).df()
     f = f[f["file_id"].notna()].copy()
     f = f[~not_a_file(f["path"])]
     if f.empty:
@@ -345,6 +354,14 @@ def classify(
         traced_map = pd.MultiIndex.from_frame(f[["job_id", "file_id"]]).isin(key)
     f["traced_mmap"] = traced_map & (f["basis"] == "ops").to_numpy()
     f["mapped"] = f["traced_mmap"] | (f["mmaps"] > 0)
+    # processes that read the file: ranks of the counters' records, or of the traced reads
+    f["readers"] = f["nranks"].astype("float64") if "nranks" in f else np.nan
+    if readers is not None and len(readers):
+        key = readers.set_index(["job_id", "file_id"])["readers"].astype("float64")
+        idx = pd.MultiIndex.from_frame(f[["job_id", "file_id"]])
+        traced = (f["basis"] == "ops").to_numpy()
+        f.loc[traced, "readers"] = key.reindex(idx).to_numpy()[traced]
+    f["readers"] = f["readers"].fillna(1.0).clip(lower=1.0)
     f["runtime_s"] = f["span_s"]
     denom = f["extent_bytes"].where(f["extent_bytes"] > 0)
     f["reread"] = f["bytes_read"] / denom
@@ -361,12 +378,13 @@ def classify(
     f["mostly_written"] = (f["bytes_written"] > 0) & (
         (f["bytes_read"] <= 0.1 * f["bytes_written"]) | f["read_back"]
     )
-    _series(f, edge, burst_gap_s, max_cv, min_interval_s)
+    ranks = None if isinstance(store, FileIO) else _WriterRanks(store)
+    _series(f, edge, burst_gap_s, max_cv, min_interval_s, ranks)
     f["class"], f["confidence"], f["reason"] = _rules(f, edge, reuse, max_cv, min_interval_s)
     return f[_COLUMNS].reset_index(drop=True)
 
 
-def _series(f: pd.DataFrame, edge, burst_gap_s, max_cv, min_interval_s) -> None:
+def _series(f: pd.DataFrame, edge, burst_gap_s, max_cv, min_interval_s, ranks) -> None:
     """Find numbered checkpoint series (rule 2a) and write ``series``,
     ``series_files``, ``series_cv``, ``series_interval_s`` and ``series_member``
     (``written`` or ``read back``) into ``f``."""
@@ -409,7 +427,7 @@ def _series(f: pd.DataFrame, edge, burst_gap_s, max_cv, min_interval_s) -> None:
             and volume.max() <= 4 * max(volume.min(), 1)
             and _numbered_in_time(w["path"], fw)
         )
-        if not ok:
+        if not ok or (ranks is not None and ranks.one_save_each(w, b)):
             continue
         ext = w["extent_bytes"].to_numpy(np.float64)
         lo, hi = 0.5 * ext.min(), 2.0 * ext.max()
@@ -426,6 +444,53 @@ def _series(f: pd.DataFrame, edge, burst_gap_s, max_cv, min_interval_s) -> None:
         f.loc[members, "series_interval_s"] = mean
         f.loc[w.index, "series_member"] = "written"
         f.loc[back.index, "series_member"] = "read back"
+
+
+_RANKS_SQL = """
+SELECT file_id, list(DISTINCT rank ORDER BY rank) AS ranks,
+       bool_and(coalesce(starts_with(call, 'DXT_'), false)) AS mpi
+FROM ops
+WHERE job_id = $job_id AND list_contains($files, file_id) AND op = 'write' AND size > 0
+  AND error IS NULL
+GROUP BY file_id
+UNION ALL
+SELECT file_id, list(DISTINCT rank ORDER BY rank) AS ranks,
+       NOT bool_or(rank IS NULL) AS mpi
+FROM file_stats
+WHERE job_id = $job_id AND list_contains($files, file_id) AND bytes_written > 0
+  AND file_id NOT IN (SELECT file_id FROM ops WHERE job_id = $job_id AND op = 'write')
+GROUP BY file_id
+"""
+
+
+class _WriterRanks:
+    """Which MPI ranks wrote the files of a candidate series (Darshan DXT or counters).
+
+    A checkpoint saves *the same* state again: some process writes in two bursts or
+    more. A series whose every file is written by one rank, each rank in one burst
+    only (rank k writes file k at its own time), is each rank's output once. Only
+    MPI ranks count (Darshan: DXT segments or per-rank records; a shared record's
+    writers are unknown): strace's pids change when a program forks a child to
+    save each checkpoint, so a trace of pids never decides.
+    """
+
+    def __init__(self, store):
+        self.store = store
+
+    def one_save_each(self, w: pd.DataFrame, burst: np.ndarray) -> bool:
+        job = int(w["job_id"].iloc[0])
+        ids = [int(x) for x in w["file_id"]]
+        got = self.store.sql(_RANKS_SQL, params={"job_id": job, "files": ids}).df()
+        got = got.drop_duplicates("file_id").set_index("file_id")
+        if len(got) < len(ids) or not got["mpi"].all():
+            return False
+        ranks = got["ranks"].reindex(ids).tolist()
+        if any(len(r) != 1 for r in ranks):
+            return False
+        seen: dict[int, set] = {}
+        for r, k in zip(ranks, burst.tolist(), strict=True):
+            seen.setdefault(int(r[0]), set()).add(k)
+        return max(len(v) for v in seen.values()) < 2
 
 
 def _counter_names(basis: str, *names: str) -> str:
@@ -494,7 +559,7 @@ def _rules(f: pd.DataFrame, edge: float, reuse: float, max_cv: float, min_interv
         & (fw >= 0.5 * est)
     )  # fmt: skip
     read_only, write_only = rd & ~wr, wr & ~rd
-    req_in = read_only & ((head >= 0.9) | (reread <= INPUT_REREAD))
+    req_in = read_only & ((head >= 0.9) | (reread <= INPUT_REREAD * num["readers"]))
     req_out = write_only & ((tail >= 0.9) | (rewrite <= ONCE))
     no_data = ~rd & ~wr  # metadata calls only (or reads at end of file)
     masks = [no_data, staging, ck_series, ck_back, ck_bursts, ck_twice, ck_counters, req_in,
@@ -602,7 +667,9 @@ def _reasons(
             + (
                 f"{head[i]:.0%} of it in the first {edge:.0%} of the run"
                 if head[i] >= 0.9
-                else f"at most about twice: input, {when(i, 'first_read_t', 'last_read_t')}"
+                else "at most about twice"
+                + (f" by each of {int(v['readers'][i])} processes" if v["readers"][i] > 1 else "")
+                + f": input, {when(i, 'first_read_t', 'last_read_t')}"
             )
         ),
         8: lambda i: (
@@ -654,6 +721,7 @@ _RULE_COLUMNS = (
     "bytes_read", "bytes_written", "reread", "rewrite", "head_share", "tail_share",
     "write_bursts", "burst_cv", "burst_interval_s", "runtime_s", "series_files", "series_cv",
     "series_interval_s", "first_write_t", "last_write_t", "first_read_t", "last_read_t",
+    "readers",
 )  # fmt: skip
 
 
