@@ -30,13 +30,33 @@ signals is set by the 10^4 and 10^5 sample signals (the middle of the mix);
 per-length medians are printed too (at 10^3 samples FTIO's fixed cost is
 lower than iochar's).
 
+A second suite (``--suite jitter``; both run by default) measures cycles
+that jitter (issue 17), on :mod:`iochar.datasets.signals`, whose truth is the
+mean cycle length actually realised; a period is **right** within 10% of it:
+
+- ``jitter20``: 20 burst trains with cycle lengths +-15% (uniform, drawn per
+  cycle), 5-500 cycles, 10^3-10^6 samples: how many get the right period
+  first, and how many wrong periods are reported at confidence >= 0.9;
+- ``calibration``: 100 signals, 20 each of jittered 0-25%, drifting 10-40%,
+  two interleaved trains, 3-8 cycles, and noise (:func:`benchmark_signals`),
+  run with ``min_confidence=0.5``: per kind, right first periods (both, for
+  two trains; none, for noise), and the reliability table: of the periods
+  reported at confidence >= c, the share that is right (FTIO's ``conf`` is
+  read the same way).
+
+Its verdicts: at least 19 of the 20 jittered signals right, none wrong at
+confidence >= 0.9, no period on noise at the default confidence, two-train
+signals at least as often right as FTIO, and the reliability share >= c for
+c = 0.5, 0.7, 0.9. Times are compared as above.
+
 Run (needs ``pip install ftio-hpc``)::
 
     python benchmarks/bench_ftio.py            # 72 signals, about 3-6 minutes
     python benchmarks/bench_ftio.py --quick    # 24 signals up to 3e5 samples, about a minute
     python benchmarks/bench_ftio.py --seed 7 --per-category 20
+    python benchmarks/bench_ftio.py --suite jitter   # issue 17 only, about 1-2 minutes
 
-Exit status 0 when both checks pass, 1 otherwise.
+Exit status 0 when all checks pass, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -54,6 +74,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from iochar.analyze.cycles import find_periods
+from iochar.datasets.signals import benchmark_signals, jittered_set
 
 CATEGORIES = ("single", "double", "jitter", "noise", "gaps", "control")
 
@@ -213,6 +234,42 @@ def run_ftio(core, args, x: np.ndarray) -> tuple[list[float], float]:
     return [1.0 / f for f in freqs[order] if f > 0], elapsed
 
 
+def run_ftio_conf(core, args, x: np.ndarray) -> tuple[list[tuple[float, float]], float]:
+    """FTIO's (period, confidence) pairs, most confident first, and its wall time [s]."""
+    data = {
+        "time": np.arange(len(x), dtype=float),
+        "bandwidth": x.astype(float),
+        "total_bytes": int(max(float(np.abs(x).sum()), 1.0)),
+        "ranks": 1,
+    }
+    sink = io.StringIO()
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(sink), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            pred, _ = core(data, args)
+        except Exception:  # FTIO gives up on some inputs: no period
+            return [], time.perf_counter() - t0
+    elapsed = time.perf_counter() - t0
+    freqs = np.atleast_1d(np.asarray(pred.dominant_freq, dtype=float))
+    conf = np.atleast_1d(np.asarray(pred.conf, dtype=float))
+    if len(freqs) == 0:
+        return [], elapsed
+    if len(conf) != len(freqs):
+        conf = np.full(len(freqs), np.nan)
+    order = np.argsort(-np.nan_to_num(conf, nan=0.0))
+    return [(1.0 / freqs[i], float(conf[i])) for i in order if freqs[i] > 0], elapsed
+
+
+def run_ours_conf(x: np.ndarray, min_confidence: float = 0.99):
+    """iochar's (period, confidence) pairs, strongest first, and its wall time [s]."""
+    t0 = time.perf_counter()
+    res = find_periods(x, dt_s=1.0, min_confidence=min_confidence)
+    elapsed = time.perf_counter() - t0
+    P = res.periods
+    return list(zip(P["period_s"].tolist(), P["confidence"].tolist(), strict=True)), elapsed
+
+
 def run_ours(x: np.ndarray) -> tuple[list[float], float]:
     """iochar's periods, strongest first, and its wall time [s]."""
     t0 = time.perf_counter()
@@ -250,13 +307,26 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=3, help="runs per signal and tool; the least time counts"
     )
     ap.add_argument("--verbose", action="store_true", help="print every case")
+    ap.add_argument(
+        "--suite", choices=("all", "classic", "jitter"), default="all", help="which suite to run"
+    )
     args = ap.parse_args(argv)
+    core, fargs = _ftio_setup()
+    ok_classic = ok_jitter = True
+    if args.suite in ("all", "classic"):
+        ok_classic = classic(args, core, fargs)
+    if args.suite in ("all", "jitter"):
+        ok_jitter = jitter_suite(args, core, fargs)
+    return 0 if ok_classic and ok_jitter else 1
+
+
+def classic(args, core, fargs) -> bool:
+    """The six-category suite of the module docstring; True when its checks pass."""
     if args.quick:
         per, lengths = args.per_category or 4, (1_000, 10_000, 100_000, 300_000)
     else:
         per, lengths = args.per_category or 12, (1_000, 10_000, 100_000, 1_000_000)
     cases = make_cases(per, lengths, args.seed)
-    core, fargs = _ftio_setup()
     run_ours(cases[0].x[:1000])  # warm up both (imports, FFT plans, numba)
     run_ftio(core, fargs, cases[0].x[:1000])
     for c in cases:  # interleaved; each time is the least of --repeat runs
@@ -324,7 +394,122 @@ def main(argv: list[str] | None = None) -> int:
         f"(FTIO / iochar = {t_ftio / t_ours:.1f}x, target >= 10x)  -> "
         f"{'PASS' if time_pass else 'FAIL'}"
     )
-    return 0 if acc_pass and time_pass else 1
+    return acc_pass and time_pass
+
+
+RIGHT = 0.10  # issue 17: a period is right within 10% of a true mean period
+
+
+def _right(p: float, truth: tuple[float, ...]) -> bool:
+    return any(abs(p - t) <= RIGHT * t for t in truth)
+
+
+def _first_ok(kind: str, truth: tuple[float, ...], found: list[tuple[float, float]]) -> bool:
+    if not truth:
+        return not found
+    if kind == "multi":
+        return all(any(abs(p - t) <= RIGHT * t for p, _ in found) for t in truth)
+    return bool(found) and _right(found[0][0], truth)
+
+
+def _timed(args, core, fargs, x, min_confidence=0.99):
+    t_o, t_f = [], []
+    for _ in range(args.repeat):
+        ours, t = run_ours_conf(x, min_confidence)
+        t_o.append(t)
+        ftio, t = run_ftio_conf(core, fargs, x)
+        t_f.append(t)
+    return ours, ftio, min(t_o), min(t_f)
+
+
+def jitter_suite(args, core, fargs) -> bool:
+    """Issue 17: jittered, drifting, two-period, few-cycle and noise signals."""
+    lengths = (1_000, 10_000, 100_000, 1_000_000)
+    if args.quick:
+        lengths = (1_000, 10_000, 100_000, 300_000)
+    run_ours_conf(np.sin(np.arange(1000) / 7.0))  # warm up both
+    run_ftio_conf(core, fargs, np.sin(np.arange(1000) / 7.0))
+    times_o, times_f = [], []
+    # jitter20: +-15%
+    j_ok_o = j_ok_f = j_wrong_o = j_wrong_f = 0
+    for s in jittered_set(20, 0.15, args.seed, lengths):
+        ours, ftio, to, tf = _timed(args, core, fargs, s.x)
+        times_o.append(to)
+        times_f.append(tf)
+        j_ok_o += _first_ok("jitter", s.truth, ours)
+        j_ok_f += _first_ok("jitter", s.truth, ftio)
+        j_wrong_o += sum(c >= 0.9 and not _right(p, s.truth) for p, c in ours)
+        j_wrong_f += sum(c >= 0.9 and not _right(p, s.truth) for p, c in ftio)
+        if args.verbose:
+            print(
+                f"jitter20 n={len(s.x):8d} truth={s.truth[0]:.1f} "
+                f"iochar={[(round(p, 1), round(c, 3)) for p, c in ours]} "
+                f"ftio={[(round(p, 1), round(c, 2)) for p, c in ftio[:3]]}"
+            )
+    print()
+    print(f"cycles that jitter (issue 17), seed {args.seed}; right = within 10% of the mean cycle")
+    print(f"{'set':24s} {'iochar':>14s} {'FTIO':>14s}")
+    print(f"{'jitter20 +-15% right':24s} {j_ok_o:>11d}/20 {j_ok_f:>11d}/20")
+    print(f"{'  wrong at conf >= 0.9':24s} {j_wrong_o:>14d} {j_wrong_f:>14d}")
+    # calibration set, min_confidence 0.5
+    sigs = benchmark_signals(20, args.seed, lengths[:3])
+    per: dict[str, list[int]] = {}
+    rep_o: list[tuple[float, bool]] = []
+    rep_f: list[tuple[float, bool]] = []
+    noise_fp_o = noise_sig_o = 0
+    for s in sigs:
+        ours, ftio, to, tf = _timed(args, core, fargs, s.x, 0.5)
+        times_o.append(to)
+        times_f.append(tf)
+        strict = [(p, c) for p, c in ours if c >= 0.99]  # what the default reports
+        st = per.setdefault(s.kind, [0, 0, 0])
+        st[0] += 1
+        st[1] += _first_ok(s.kind, s.truth, strict)
+        st[2] += _first_ok(s.kind, s.truth, ftio)
+        if s.kind == "noise":
+            noise_fp_o += len(strict)
+            noise_sig_o += bool(strict)
+        rep_o += [(c, _right(p, s.truth)) for p, c in ours]
+        rep_f += [(c, _right(p, s.truth)) for p, c in ftio]
+        if args.verbose:
+            print(
+                f"{s.kind:6s} {s.label:18s} n={len(s.x):7d} truth={list(np.round(s.truth, 1))} "
+                f"iochar={[(round(p, 1), round(c, 3)) for p, c in ours]} "
+                f"ftio={[(round(p, 1), round(c, 2)) for p, c in ftio[:3]]}"
+            )
+    labels = {"jitter": "jitter 0-25% right", "drift": "drift 10-40% right",
+              "multi": "two trains both right", "few": "3-8 cycles right",
+              "noise": "noise: no period"}  # fmt: skip
+    for kind, (n, a, b) in per.items():
+        print(f"{labels[kind]:24s} {a:>11d}/{n:<2d} {b:>11d}/{n:<2d}")
+    fp_f = per["noise"][0] - per["noise"][2]
+    print(f"{'noise: signals w/ period':24s} {noise_sig_o:>14d} {fp_f:>14d}")
+    print("reliability (min_confidence 0.5): share right among periods at confidence >= c")
+    cal_pass = True
+    for c in (0.5, 0.7, 0.9, 0.99):
+        so = [r for conf, r in rep_o if conf >= c]
+        sf = [r for conf, r in rep_f if conf >= c]
+        fo = sum(so) / len(so) if so else float("nan")
+        ff = sum(sf) / len(sf) if sf else float("nan")
+        print(f"  c = {c:<4}  iochar {fo:6.3f} of {len(so):3d}    FTIO {ff:6.3f} of {len(sf):3d}")
+        if c <= 0.9:
+            cal_pass &= bool(so) and fo >= c
+    t_o, t_f = statistics.median(times_o), statistics.median(times_f)
+    print(
+        f"median time over these {len(times_o)} signals: iochar {t_o * 1e3:.2f} ms, "
+        f"FTIO {t_f * 1e3:.2f} ms (FTIO / iochar = {t_f / t_o:.1f}x)"
+    )
+    j_pass = j_ok_o >= 19 and j_wrong_o == 0
+    n_pass = noise_fp_o == 0
+    m_pass = per["multi"][1] >= per["multi"][2]
+    print(
+        f"jitter20: {j_ok_o}/20 right, {j_wrong_o} wrong at >= 0.9 -> "
+        f"{'PASS' if j_pass else 'FAIL'}; noise: {noise_fp_o} false periods -> "
+        f"{'PASS' if n_pass else 'FAIL'}; two trains: {per['multi'][1]} vs FTIO "
+        f"{per['multi'][2]} -> {'PASS' if m_pass else 'FAIL'}; reliability -> "
+        f"{'PASS' if cal_pass else 'FAIL'}"
+    )
+    return j_pass and n_pass and m_pass and cal_pass
 
 
 def _ftio_version() -> str:

@@ -141,6 +141,7 @@ _MIN_COVER = 0.2  # a period must show in at least this share of the signal's sp
 _ENV_SD0, _ENV_SD = 0.07, 0.2  # spread of a noise envelope's coverage (see _envelope_pval)
 _RESCUE_COVER = 0.9  # least coverage of a period found on its envelope's evidence
 _Q_VETO = 0.1  # an exposed line whose envelope test gives more is noise (see _steady)
+_LATE_Z = 0.7  # ... whose power ratio is at least this share of the threshold
 _ENV_TOP = 4  # clearest and strongest lines failing the spectral tests, tried on their envelope
 _PH_MIN = 2.0  # cycles of tracked phase needed to count the mean cycle length
 _SKIRT = 0.2  # unassigned lines this near (relative) may be the line's own jitter skirt
@@ -868,8 +869,19 @@ def _median(a: np.ndarray) -> float:
     return float(np.partition(a, h)[h])
 
 
+def _coverage(env: np.ndarray, pos: np.ndarray, keep: np.ndarray, n: int) -> float:
+    """(mean envelope)^2 / mean square envelope, over the interior when it has 16 points.
+
+    1 for a steady envelope, f for one present a fraction f of the time, pi / 4
+    for band-limited noise (Rayleigh).
+    """
+    inside = env[keep] if keep.sum() >= 16 else env[pos < n]
+    msq = float(np.add.reduce(inside * inside)) / len(inside)
+    return (float(np.add.reduce(inside)) / len(inside)) ** 2 / msq if msq > 0 else 0.0
+
+
 def _phase_period(
-    pos: np.ndarray, psi: np.ndarray, env: np.ndarray, keep: np.ndarray
+    pos: np.ndarray, psi: np.ndarray, keep: np.ndarray, onsets: tuple
 ) -> float | None:
     """Mean cycle length [samples] counted by the phase over the tracked interior.
 
@@ -880,9 +892,10 @@ def _phase_period(
     quantity that a random walk of cycle lengths (jitter) leaves well defined
     while it smears the spectral line. With fewer than 4 such cycles: the
     interior's span x 2 pi / (phase gained), when that is at least
-    ``_PH_MIN`` cycles. Returns the length, or None without enough cycles.
+    ``_PH_MIN`` cycles. ``onsets`` is :func:`_onset_jitter` of the interior.
+    Returns the length, or None without enough cycles.
     """
-    mean, count = _onset_jitter(pos[keep], psi[keep], env[keep])[2:]
+    mean, count = onsets[2:]
     if count >= 4:
         return mean
     if keep.sum() < 4:
@@ -1129,10 +1142,11 @@ def _find(
     # the clearest lines that pass neither test are tried last, on their spectral and
     # envelope evidence together (a jittered train's broadened fundamental, against a
     # noise level set by few bins)
-    rest = np.setdiff1d(peaks, cand)
-    late = np.union1d(
-        rest[np.argsort(-spec.z_pk[rest])[:_ENV_TOP]], rest[np.argsort(-S[rest])[:_ENV_TOP]]
-    )
+    taken = np.zeros(len(S), dtype=bool)
+    taken[cand] = True
+    rest = peaks[~taken[peaks]]
+    rest = rest[spec.z_pk[rest] >= _LATE_Z * spec.z_thr]  # may pass the rescue (_steady)
+    late = np.union1d(_top(rest, spec.z_pk[rest], _ENV_TOP), _top(rest, S[rest], _ENV_TOP))
     if len(cand) == 0 and len(late) == 0:
         best = lo + int(np.argmax(S[lo : hi + 1] / B[lo : hi + 1]))
         fap = float(_fap(spec.pval(best), spec.m))
@@ -1203,6 +1217,13 @@ def _find(
     if not rows:
         return _result(sig, [], spec, "lines found, but none shows through the signal's span")
     return _result(sig, rows, spec, "")
+
+
+def _top(items: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` items of largest ``key`` (any order; argpartition, not a full sort)."""
+    if len(items) <= k:
+        return items
+    return items[np.argpartition(-key, k)[:k]]
 
 
 def _either(p: float, q: float) -> float:
@@ -1449,8 +1470,11 @@ def _describe(
     notches = (cen[keep], wid[keep])
     pos, psi, env = _phase_grid(spec.X, N, Kr, notches)
     keep = (pos >= _EDGE * L) & (pos <= n - 1 - _EDGE * L)
+    onsets = _onset_jitter(pos[keep], psi[keep], env[keep])
     for _ in range(2):  # the mean cycle length the phase counts (robust to jitter)
-        L_ph = _phase_period(pos, psi, env, keep)
+        if _coverage(env, pos, keep, n) < _MIN_COVER:
+            break  # a component of a few stretches (rejected below): nothing to count
+        L_ph = _phase_period(pos, psi, keep, onsets)
         if L_ph is None or not spec.k_lo <= N / L_ph <= spec.k_hi:
             break  # too few cycles, or out of the searched band
         if abs(n / L_ph - n / L) <= _PH_CYCLES or refined == "harmonics":
@@ -1462,12 +1486,11 @@ def _describe(
         Kr = N / L
         pos, psi, env = _phase_grid(spec.X, N, Kr, notches)
         keep = (pos >= _EDGE * L) & (pos <= n - 1 - _EDGE * L)
-    sigma, raw = _onset_jitter(pos[keep], psi[keep], env[keep])[:2]
+        onsets = _onset_jitter(pos[keep], psi[keep], env[keep])
+    sigma, raw = onsets[:2]
     # the share of the span the component shows in: (mean envelope)^2 / mean square,
     # 1 for a steady envelope, f for one present a fraction f of the time
-    inside = env[keep] if keep.sum() >= 16 else env[pos < n]
-    msq = float(np.add.reduce(inside * inside)) / len(inside)
-    coverage = (float(np.add.reduce(inside)) / len(inside)) ** 2 / msq if msq > 0 else 0.0
+    coverage = _coverage(env, pos, keep, n)
     k = min(max(int(round(Kr)), ov), len(spec.X) - 1 - ov)
     X = spec.X
     Xh = 0.5 * X[k] - 0.25 * X[k - ov] - 0.25 * X[k + ov]
