@@ -319,7 +319,11 @@ sq AS (
     FROM o WHERE data AND "offset" IS NOT NULL
   ) GROUP BY job_id
 ),
-by_rank AS (SELECT job_id, rank, sum(dur) AS t FROM o GROUP BY ALL),
+by_rank AS (  -- a call the loader split into rows (a transfer's read and write, a
+              -- rename's two paths) shares rank, times and call: its time counts once
+  SELECT job_id, rank, sum(dur) AS t
+  FROM (SELECT DISTINCT job_id, rank, t_start, dur, call FROM o) GROUP BY ALL
+),
 uniq AS (
   SELECT job_id, max(t) AS unique_io_s, -max({{'t': t, 'r': -rank}}).r AS slowest_rank
   FROM by_rank GROUP BY job_id

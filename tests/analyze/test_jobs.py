@@ -484,3 +484,26 @@ def test_job_without_io_and_bad_arguments(store):
         job_metrics(store, modules="POSIX")
     with pytest.raises(ParameterError, match="by"):
         project_table(job_metrics(store), by="project")
+
+
+def test_a_call_split_into_two_rows_counts_its_time_once():
+    """GNU cp 9.1 under strace (data/strace/transfers/cp.strace): each copy_file_range
+    lands as a read row on the source and a write row on the copy (issue 17, item 3);
+    the rank's I/O time counts each call once, as strace timed it."""
+    import re
+
+    import iochar
+    from iochar.analyze import jobs
+
+    path = ROOT / "data" / "strace" / "transfers" / "cp.strace"
+    raw = path.read_text()
+    copies = [float(t) for t in re.findall(r"copy_file_range\(.*<([\d.]+)>$", raw, re.M)]
+    assert len(copies) == 2
+    with iochar.connect(":memory:") as db:
+        db.load(path)
+        total = db.sql("SELECT sum(t_end - t_start) FROM ops").fetchall()[0][0]
+        pairs = db.sql("SELECT count(*) FROM ops WHERE call = 'copy_file_range'").fetchall()[0][0]
+        m = jobs.job_metrics(db).jobs.iloc[0]
+    assert pairs == 2 * len(copies)
+    # every row once, minus the second row of each copy_file_range
+    assert m["unique_io_s"] == pytest.approx(total - sum(copies), abs=2e-6)
