@@ -333,7 +333,9 @@ def job_span(store, *, job_id: int) -> JobSpan:
     if _finite_pos(rt):
         return JobSpan(job_id=job_id, start_s=0.0, end_s=float(rt), basis="jobs.runtime_s", **how)
     if _finite_pos(wall):
-        return JobSpan(job_id=job_id, start_s=0.0, end_s=float(wall), basis="jobs.start_ts..end_ts")
+        return JobSpan(
+            job_id=job_id, start_s=0.0, end_s=float(wall), basis="jobs.start_ts..end_ts", **how
+        )
     if first is not None and last is not None:
         return JobSpan(
             job_id=job_id,
