@@ -17,7 +17,8 @@ or bare mirror of the collection, read with ``git ls-tree`` / ``git cat-file``):
   (libdarshan-util's APMPI/APXC reader keeps process-wide state);
 * with ``--agree``, every record and counter of every module but DXT and LUSTRE,
   read by pydarshan's backend in a fresh interpreter
-  (``tests/load/_pydarshan_truth.py``), against iochar's ``module_counters``.
+  (``tests/load/_pydarshan_truth.py``), against iochar's ``module_counters``, and
+  the modules flagged incomplete against libdarshan-util's ``partial_flag``.
 
 It prints one line per log and the totals, e.g. ``84 logs: iochar loads 84, refuses
 0; pydarshan reads 84; agree 84/84``, and exits 1 when iochar refuses a log that
@@ -100,6 +101,7 @@ def _iochar(path: Path):
                 recs[key] = (rid.get(fid), -1 if rank is None else rank, {})
             recs[key][2][counter] = value
     counts = {m: e.get("records") for m, e in chunks[-1].meta["modules"].items()}
+    recs["incomplete"] = chunks[0].meta["incomplete"]
     return None, counts, recs
 
 
@@ -107,11 +109,15 @@ def _disagreements(path: Path, recs) -> list[str]:
     out = subprocess.run([sys.executable, str(TRUTH), str(path)], capture_output=True, text=True)
     if out.returncode:
         return [f"pydarshan backend failed: {out.stderr.strip().splitlines()[-1:]}"]
-    want = json.loads(out.stdout)["records"]
+    truth = json.loads(out.stdout)
+    want = truth["records"]
+    bad = []
+    flagged = recs.pop("incomplete")
+    if flagged != truth["partial"]:
+        bad.append(f"incomplete modules {flagged}, pydarshan {truth['partial']}")
     ours: dict[str, list] = {}
     for (mod, _), r in sorted(recs.items(), key=lambda kv: kv[0][1]):
         ours.setdefault(mod, []).append(r)
-    bad = []
     for module, theirs in want.items():
         mine = ours.get(module, [])
         if len(mine) != len(theirs):
@@ -173,6 +179,8 @@ def main(argv=None) -> int:
                 continue
             loaded += 1
             line = f"loaded  {version} {name}: " + ", ".join(f"{m} {n}" for m, n in counts.items())
+            if recs["incomplete"]:
+                line += f"; incomplete: {', '.join(recs['incomplete'])}"
             if args.agree:
                 bad = _disagreements(p, recs)
                 agree += not bad

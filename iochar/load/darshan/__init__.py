@@ -2,10 +2,38 @@
 
 One Darshan log is one job. The loader reads it with libdarshan-util through
 the cffi backend of the ``darshan`` package (``pip install 'iochar[darshan]'``;
-imported only when a log is parsed), except for the DXT_POSIX and DXT_MPIIO
-regions, which it decodes itself (see *DXT* below), and yields contract tables
-(:mod:`iochar.schema`) with loader-local ids: ``job_id`` 0 and ``file_id``
-numbered from 0 in order of first appearance.
+imported only when a log is parsed), except for the DXT_POSIX, DXT_MPIIO, APMPI
+and APXC regions, which it decodes itself (see *DXT* and *Long form* below), and
+yields contract tables (:mod:`iochar.schema`) with loader-local ids: ``job_id``
+0 and ``file_id`` numbered from 0 in order of first appearance.
+
+Formats and modules
+-------------------
+Every log format libdarshan-util 3.5 reads loads: 3.00 (Darshan 3.0.x), 3.10
+(3.1.x), 3.20 (3.2.0), 3.21 (3.2.1 to 3.4.0) and 3.41 (3.4.1 on), in either
+byte order (:data:`SUPPORTED_VERSIONS`; the header layouts are those of
+``darshan_log_get_header`` in darshan-logutils.c). Every module the library
+knows lands in ``module_counters``; those :data:`VARIABLE_MAP` maps also in
+``file_stats``, DXT also in ``ops``. A module is never a reason to refuse a
+log: a region in a module slot the library has no module for (written by a
+later Darshan) is decompressed and checked, listed in ``meta["modules"]`` as
+``"slot <i>"`` with a warning, and not read. A name record may have an empty
+name (Darshan 3.4 writes them for DAOS objects and DFS files): the record's
+``files.path`` is NULL.
+
+Incomplete modules
+------------------
+Darshan sets a module's bit of the header's ``partial_flag`` when the module
+ran out of memory for new records (STDIO's or POSIX's file-record limit, DXT's
+trace buffer); darshan-parser then warns "The <MODULE> module contains
+incomplete data!" The loader reads the flag from the header with
+libdarshan-util's module numbering (including modules flagged without data)
+and records it in ``meta``: ``incomplete`` (the flagged modules), ``partial``
+(whether there is one), ``modules[<name>]["partial"]``, and a warning.
+``meta["modules"][<name>]`` also gives the module's ``version``, compressed
+``bytes``, ``records`` read and ``kept_in`` (``file_stats``, ``ops`` or
+``module_counters``, the table its data is analyzed from);
+:func:`iochar.analyze.darshan_modules.modules` reads them back from the store.
 
 Tables
 ------
@@ -113,7 +141,11 @@ floating-point counter. The others are encoded as darshan-parser prints them:
 * APMPI / APXC: the first record is the header (``<MOD>_HDR_<FIELD>``),
   the others performance records (``<MOD>_<FIELD>`` for the placement
   fields, then the module's counter names). Node names are not kept.
-  ``file_id`` is NULL for these, for BG/Q and for MDHIM.
+  ``file_id`` is NULL for these, for BG/Q and for MDHIM. These regions are
+  decoded in Python (layout version 1, record sizes from pydarshan's struct
+  declarations): libdarshan-util tells the header record from the others
+  with a process-wide ``static int first_rec``, so it misreads every such
+  log after the first one a process reads.
 
 DXT
 ---
@@ -144,7 +176,7 @@ of ``darshan_log_get_job`` and friends). Before the library reads anything
 but the header, this module therefore checks in Python: the header (version
 string, magic number in either byte order, compression type, every region's
 offset and length inside the file and after the header, no two regions
-overlapping, no region for a module slot the library does not know); that
+overlapping); that
 every region decompresses completely (zlib's Adler-32 or bzip2's CRC catches
 corrupted bytes); that the name region splits into whole records (the names
 are taken from this pass, so ``darshan_log_get_name_records`` is never
@@ -154,8 +186,8 @@ layout the loader knows (DXT regions are then decoded in Python, which checks
 every record again, and never reach the library). It then checks every
 libdarshan-util return code. Uncompressed logs (compression type 2), whose
 contents cannot be checked, are refused. What remains trusted is the content of regions with
-valid checksums: a log crafted with valid checksums but inconsistent LUSTRE,
-HEATMAP or APMPI/APXC record contents could still crash libdarshan-util, and
+valid checksums: a log crafted with valid checksums but inconsistent LUSTRE
+or HEATMAP record contents could still crash libdarshan-util, and
 a bit flip in a module's version number in the (unchecksummed) header that
 yields another version the library accepts makes it decode that module with
 the wrong layout.
