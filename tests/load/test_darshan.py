@@ -50,7 +50,11 @@ def _wheel_logs() -> list[Path]:
 
 
 WHEEL_LOGS = _wheel_logs()
-BUNDLED_LOGS = sorted(DARSHAN_DIR.rglob("*.darshan"))
+# the logs data/darshan/SOURCE.md describes (subfolders with their own SOURCE.md are
+# other tests' fixtures)
+BUNDLED_LOGS = sorted(DARSHAN_DIR.glob("*.darshan")) + sorted(
+    (DARSHAN_DIR / "darshan-logs").rglob("*.darshan")
+)
 ALL_LOGS = WHEEL_LOGS + BUNDLED_LOGS
 
 

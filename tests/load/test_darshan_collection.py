@@ -35,7 +35,7 @@ pytestmark = pytest.mark.skipif(
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "darshan"
 COLLECTION_DIR = DATA_DIR / "darshan-logs"
 COLLECTION = sorted(COLLECTION_DIR.rglob("*.darshan"))
-ALL_BUNDLED = sorted(DATA_DIR.rglob("*.darshan"))
+ALL_BUNDLED = sorted(DATA_DIR.glob("*.darshan")) + COLLECTION
 TRUTH = Path(__file__).with_name("_pydarshan_truth.py")
 
 #: Modules whose records name a file: matched with pydarshan's by (record id, rank).
