@@ -164,3 +164,13 @@ def test_live_capture_gives_the_same_classes(tmp_path, store):
         assert not got.path.str.match(r"^(/dev/|/proc/|/sys/|pipe:|socket:|anon_inode:)").any()
         if mode == "threads":
             assert "checkpoint" not in set(got["class"])
+
+
+def test_a_file_read_only_through_mmap_says_why_no_data_moved(store):
+    """atomic_ckpt (data/strace/transfers, src/atomic_ckpt.c) reads input.dat through a
+    mapping only: strace sees its open and mmap, no read; the label says why."""
+    labels = _labels(store, DATA.parent / "transfers" / "atomic_ckpt.strace")
+    inp = labels.loc["input.dat"]
+    assert inp.bytes_read == 0 and inp.mapped and inp["class"] == "other"
+    assert inp.reason.startswith("no data moved")
+    assert inp.reason.endswith("memory-mapped: I/O through the mapping is invisible to strace")
