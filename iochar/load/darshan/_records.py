@@ -955,12 +955,19 @@ _AP_VERSIONS = {"APMPI": 1, "APXC": 1}
 
 
 def _padded(fields: list, order: str, size: int) -> np.dtype:
-    """A record dtype in byte order ``order``, padded at the end to ``size`` bytes."""
-    dt = np.dtype([(f, order + t if t[0] != "S" else t, *rest) for f, t, *rest in fields])
+    """A record dtype in byte order ``order`` (fields as ``(name, code[, shape])``),
+    padded at the end to the C struct's ``size`` bytes."""
+    dt = np.dtype([(f, order + t, *rest) for f, t, *rest in fields])
     if dt.itemsize > size:
         raise ValueError(f"record layout of {dt.itemsize} bytes, struct of {size}")
-    return np.dtype({"names": dt.names, "formats": [dt.fields[n][0] for n in dt.names],
-                     "offsets": [dt.fields[n][1] for n in dt.names], "itemsize": size})  # fmt: skip
+    return np.dtype(
+        {
+            "names": dt.names,
+            "formats": [dt.fields[n][0] for n in dt.names],
+            "offsets": [dt.fields[n][1] for n in dt.names],
+            "itemsize": size,
+        }
+    )
 
 
 def _ap_perf_fields(cb, module: str) -> tuple[list, list[str]] | None:
@@ -1047,8 +1054,8 @@ def _read_ap(log: _Log, module: str, idx: int) -> Iterator[dict[str, pa.Table]]:
     n = len(p)
     log.counts[module] = n + 1
     hdr_vals = np.array([float(h[f]) for f, _ in hdr_fields if f != "_pad"])
-    cols = [np.asarray(p[f], np.float64).reshape(n, -1)
-            for f in perf_dtype.names if f not in ("id", "rank")]  # fmt: skip
+    fields = [f for f in perf_dtype.names if f not in ("id", "rank")]
+    cols = [np.asarray(p[f], np.float64).reshape(n, -1) for f in fields]
     perf_vals = np.hstack(cols) if n else np.empty((0, len(perf_names)))
     k = len(perf_names)
     yield {
