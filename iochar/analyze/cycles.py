@@ -59,6 +59,42 @@ samples, a few Python steps per reported period):
    frequency, other periods' lines cut out) crosses a multiple of 2 pi once
    per cycle: the relative standard deviation of the intervals between those
    onsets, less the part the band's noise explains, is the jitter.
+4. **Cycles that jitter.** Real iterations do not last the same time; when
+   each cycle's length varies independently (uniform +-15%, say), the burst
+   onsets wander like a random walk, harmonic h of the comb is smeared into a
+   Lorentzian ``pi sigma^2 h^2`` times the fundamental wide, and the high
+   harmonics merge into a rippled continuum. Three rules keep the period
+   right and its confidence honest:
+
+   - *The phase counts the cycles.* The mean length of the cycles between
+     the onsets above (cycles lost in gaps left out) is the mean cycle
+     actually realised. It replaces the spectral estimate when the two
+     differ by more than one cycle over the span (the spectrum's
+     resolution), unless a sharp comb pinned the period (``harmonics``) or
+     the line's power does not reach the phase's frequency (there noise,
+     not the signal, drove the count: each wrap noise adds shortens it).
+   - *A line must have a steady envelope.* Band-limited noise has a
+     Rayleigh envelope, whose coverage ``(E e)^2 / E e^2`` is pi / 4; a
+     periodic component has coverage near 1. A ripple of a smeared
+     continuum can stand far above the local noise level and still be
+     noise: its envelope says so. For a line above a stronger, lower line,
+     measured over at least 2 interior cycles and not pinned by a sharp
+     comb, the envelope's p-value against the Rayleigh law (a Beta law
+     fitted to simulated white noise, see :func:`_envelope_pval`) enters
+     the false alarm, and a line with p > 0.1 is no period at all.
+   - *A broadened fundamental may pass on its envelope.* The clearest and
+     strongest lines that fail the spectral tests (a fundamental whose
+     noise level is set by few bins has a heavy-tailed p-value) are tried
+     last, on Fisher's combination of their spectral and envelope p-values,
+     when their power ratio would pass against a well-estimated noise level
+     and their envelope's coverage is at least 0.9.
+
+   Calibrated on seeded signals of :mod:`iochar.datasets.signals`
+   (jittered 0-25%, drifting, two trains, 3-8 cycles, noise) and checked on
+   the real captures in ``data/strace-jitter/`` (``benchmarks/bench_ftio.py
+   --suite jitter`` prints the figures): of the periods reported at
+   confidence >= c, at least a share c is within 10% of a true mean period
+   (c = 0.5, 0.7, 0.9).
 
 References
 ----------
@@ -187,14 +223,18 @@ class PeriodResult(Result):
         same smooth spectrum gives a line as clear as the clearest line of
         this period's comb somewhere in the searched band; for a period found
         as the fundamental of a stronger line, at least the local test of
-        its sub-harmonics), ``power_ratio`` (its line's power over the local
+        its sub-harmonics; for a line above a stronger one, also that its
+        envelope is as steady as noise's, see the module docstring),
+        ``power_ratio`` (its line's power over the local
         noise level, at most 1e6), ``acf`` (autocorrelation of the signal in
         blocks of 1/64 period at the period, in [-1, 1]), ``coverage`` (share
         of the span in which the period's component shows: 1 when steady),
         ``n_cycles`` (span over period), ``harmonics`` (how many of the
         multiples 2..16 of the frequency carry power too), ``harmonic_of``
         (rank of a longer reported period this one divides, else <NA>) and
-        ``refined_by`` (``"harmonics"``, ``"acf"`` or ``"spectrum"``).
+        ``refined_by`` (``"harmonics"``, ``"acf"``, ``"phase"``: the mean
+        cycle counted by the phase, see the module docstring, or
+        ``"spectrum"``).
     dt_s : float
         Sample spacing of the analysed signal. [s]
     n_samples : int
