@@ -27,6 +27,7 @@ import pytest
 from iochar import schema
 from iochar.load.darshan import SUPPORTED_VERSIONS, DarshanLoader
 from iochar.load.darshan._header import MAGIC_NR as MAGIC
+from iochar.load.darshan._header import _inflate
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("darshan") is None, reason="the darshan package is missing"
@@ -333,3 +334,34 @@ def test_store_keeps_the_flags_in_sources_meta():
         "json_extract(meta, '$.modules.STDIO.partial')::VARCHAR FROM sources ORDER BY source_id"
     ).fetchall()
     assert rows == [('["STDIO"]', "true"), ("[]", None)]
+
+
+def _with_region(tmp_path, log: Path, slot: int, transform) -> Path:
+    """``log`` (format 3.41, little-endian) with module slot ``slot``'s region replaced by
+    ``transform(decompressed bytes)``, recompressed and appended (the map points at it)."""
+    data = bytearray(log.read_bytes())
+    head = struct.calcsize("<8sqBxxxxxxxQ")
+    off, length = struct.unpack_from("<QQ", data, head + 16 + 16 * slot)
+    raw = b"".join(_inflate([bytes(data[off : off + length])], 0))  # concatenated streams
+    region = zlib.compress(transform(raw))
+    struct.pack_into("<QQ", data, head + 16 + 16 * slot, len(data), len(region))
+    out = tmp_path / f"slot{slot}-{log.name}"
+    out.write_bytes(bytes(data) + region)
+    return out
+
+
+def test_apmpi_region_of_partial_records_is_refused_or_skipped(tmp_path):
+    """The APMPI region is a header record and whole per-rank records; a cut one is not
+    read as fewer records (libdarshan-util's reading), it is an error."""
+    from iochar.errors import InputError
+
+    log = _log("release_logs/mpi-io-test-x86_64-3.4.7.darshan")
+    apmpi = 14  # libdarshan-util's module number, which format 3.41 uses as is
+    same = _with_region(tmp_path, log, apmpi, lambda b: b)
+    assert list(DarshanLoader().parse(same))[-1].meta["modules"]["APMPI"]["records"] == 5
+    cut = _with_region(tmp_path, log, apmpi, lambda b: b[:-8])
+    with pytest.raises(InputError, match="APMPI region of one 48-byte header record"):
+        list(DarshanLoader().parse(cut))
+    chunks = list(DarshanLoader().parse(cut, strict=False))
+    assert chunks[-1].meta["modules"]["POSIX"]["records"] == 1
+    assert any("APMPI module skipped" in r.reason for r in chunks[-1].skips.kept)
