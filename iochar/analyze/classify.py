@@ -408,9 +408,10 @@ def _series(f: pd.DataFrame, edge, burst_gap_s, max_cv, min_interval_s, ranks) -
         n = int(b[-1]) + 1
         if n < 2:
             continue
-        starts = np.array([fw[b == k].min() for k in range(n)])
-        ends = np.array([lw[b == k].max() for k in range(n)])
-        volume = np.array([w["bytes_written"].to_numpy()[b == k].sum() for k in range(n)])
+        first = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])  # bursts are runs: fw sorted
+        starts = fw[first]
+        ends = np.maximum.reduceat(np.where(np.isnan(lw), fw, lw), first)
+        volume = np.add.reduceat(w["bytes_written"].to_numpy(np.float64), first)
         if n == 2:  # saved twice: no regularity to measure, a computation before the first
             mean, cv = float(starts[1] - starts[0]), float("nan")
             timing = starts[0] < (1 - edge) * rt and starts[0] >= 0.5 * mean
