@@ -6,10 +6,12 @@ Modules are imported on use (``from iochar.analyze import snapshots``).
 from __future__ import annotations
 
 __all__ = [
+    "blockdev",
     "bursts",
     "characterize",
     "classify",
     "cycles",
+    "darshan_modules",
     "devices",
     "fileio",
     "fsu",

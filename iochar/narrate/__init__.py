@@ -257,8 +257,9 @@ def listing(items, *, limit: int = 5) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-#: Topic modules, one per notebook; ``narrate.apps`` etc. import on first use.
-TOPICS = ("overview", "apps", "system", "jobs", "snapshots")
+#: Topic modules (one per notebook, and Darshan's modules); ``narrate.apps`` etc.
+#: import on first use.
+TOPICS = ("overview", "apps", "system", "jobs", "snapshots", "darshan")
 
 
 def __getattr__(name: str):
