@@ -107,6 +107,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from iochar._units import fmt_bytes
 from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._counter_facts import COUNTER_PREFIX, counter_facts
 from iochar.analyze._sql import LAYER_OPS
@@ -634,7 +635,7 @@ def _reasons(
             f"{calls[i][2]} other calls (metadata only)"
         ),
         1: lambda i: (
-            f"re-read {reread[i]:.1f}x and re-written {rewrite[i]:.1f}x its {ext[i]} B "
+            f"re-read {reread[i]:.1f}x and re-written {rewrite[i]:.1f}x its {fmt_bytes(ext[i])} "
             "extent, read after written"
         ),
         2: lambda i: (
@@ -644,27 +645,27 @@ def _reasons(
             + ", idle between saves"
         ),
         3: lambda i: (
-            f"read back once ({reread[i]:.2f}x its {ext[i]} B extent), never written: a "
+            f"read back once ({reread[i]:.2f}x its {fmt_bytes(ext[i])} extent), never written: a "
             f"restart reading the checkpoint series {series[i]!r} "
             f"({int(v['series_files'][i])} files, every {v['series_interval_s'][i]:.3g} s)"
         ),
         4: lambda i: (
-            f"the same state written {rewrite[i]:.1f}x its {ext[i]} B extent in "
+            f"the same state written {rewrite[i]:.1f}x its {fmt_bytes(ext[i])} extent in "
             f"{int(v['write_bursts'][i])} bursts every {v['burst_interval_s'][i]:.3g} s "
             f"(CV {v['burst_cv'][i]:.2f})" + (", read back once" if back[i] else "")
         ),
         5: lambda i: (
-            f"the same state written {rewrite[i]:.1f}x its {ext[i]} B extent in 2 bursts "
+            f"the same state written {rewrite[i]:.1f}x its {fmt_bytes(ext[i])} extent in 2 bursts "
             f"{v['last_write_t'][i] - v['first_write_t'][i]:.3g} s apart, the first after "
             f"{v['first_write_t'][i]:.3g} s of the run" + (", read back once" if back[i] else "")
         ),
         6: lambda i: (
-            f"the same state written {rewrite[i]:.1f}x its {ext[i]} B extent "
+            f"the same state written {rewrite[i]:.1f}x its {fmt_bytes(ext[i])} extent "
             f"{when(i, 'first_write_t', 'last_write_t')} (counters only: regularity not "
             "measurable)" + (", read back once" if back[i] else "")
         ),
         7: lambda i: (
-            f"read only, {reread[i]:.2f}x its {ext[i]} B extent, "
+            f"read only, {reread[i]:.2f}x its {fmt_bytes(ext[i])} extent, "
             + (
                 f"{head[i]:.0%} of it in the first {edge:.0%} of the run"
                 if head[i] >= 0.9
@@ -674,7 +675,7 @@ def _reasons(
             )
         ),
         8: lambda i: (
-            f"written only, {rewrite[i]:.2f}x its {ext[i]} B extent, "
+            f"written only, {rewrite[i]:.2f}x its {fmt_bytes(ext[i])} extent, "
             + (
                 f"{tail[i]:.0%} of it in the last {edge:.0%} of the run"
                 if tail[i] >= 0.9
@@ -735,7 +736,13 @@ binned AS (
   FROM layer l LEFT JOIN lab c ON c.job_id = l.job_id AND c.file_id = l.file_id
   WHERE l.job_id = $job_id GROUP BY ALL
 ),
-grid AS (SELECT range AS b FROM range(0, (SELECT coalesce(max(b), -1) + 1 FROM binned)))
+bounds AS (
+  SELECT least(min(b), CAST($lo AS BIGINT)) AS lo, greatest(max(b), CAST($hi AS BIGINT)) AS hi
+  FROM binned
+),
+grid AS (
+  SELECT range AS b FROM bounds, range(coalesce(bounds.lo, 0), coalesce(bounds.hi, -1) + 1)
+)
 SELECT g.b * $bin_s AS t_s, k.class, coalesce(x.nbytes, 0) AS bytes, coalesce(x.n, 0) AS ios,
        coalesce(x.nbytes, 0) / $bin_s AS bps
 FROM grid g CROSS JOIN (SELECT unnest($classes) AS class) k
@@ -762,8 +769,13 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
     -------
     pandas.DataFrame
         ``t_s`` (bin start since job start [s]), ``class``, ``bytes``
-        [bytes], ``ios``, ``bps`` [bytes/s]; every bin and class present.
+        [bytes], ``ios``, ``bps`` [bytes/s]; every bin and class present. The bins
+        cover the job's whole run, as :func:`~iochar.analyze.characterize.data_rate`'s
+        do (:func:`~iochar.analyze.characterize.job_span`), so both series have the
+        same bins and idle time after the last I/O shows as zeros.
     """
+    from iochar.analyze.characterize import job_span, span_bins
+
     job_id = check_int(job_id, "job_id", "class_rate", "an int")
     bin_s = check_real(
         bin_s, "bin_s", "class_rate", "a positive number of seconds", low=0, low_open=True
@@ -771,7 +783,14 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
     labels = classify(store, job_id=job_id, **rules)[["job_id", "file_id", "class"]]
     store.con.register("classes", labels)
     try:
-        params = {"job_id": job_id, "bin_s": float(bin_s), "classes": list(CLASSES)}
+        lo, hi = span_bins(job_span(store, job_id=job_id), float(bin_s)) or (None, None)
+        params = {
+            "job_id": job_id,
+            "bin_s": float(bin_s),
+            "classes": list(CLASSES),
+            "lo": lo,
+            "hi": hi,
+        }
         df = store.sql(_CLASS_RATE_SQL, params=params).df()
         return Table(df, params={**params, **rules}, sql=_CLASS_RATE_SQL)
     finally:

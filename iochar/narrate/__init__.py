@@ -32,6 +32,8 @@ import math
 import re
 import unicodedata
 
+from iochar._units import fmt_bytes
+
 __all__ = [
     "fmt_bytes",
     "fmt_rate",
@@ -134,27 +136,6 @@ def code(value) -> str:
     fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text[0] == "`" or text[-1] == "`" else ""
     return f"{fence}{pad}{text}{pad}{fence}"
-
-
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
-
-
-def fmt_bytes(n: float) -> str:
-    """Bytes in binary units with one decimal (``"1.5 MiB"``); ``"n/a"`` for NaN.
-
-    Parameters
-    ----------
-    n : float
-        Bytes.
-    """
-    if n is None or (isinstance(n, float) and math.isnan(n)):
-        return "n/a"
-    n = float(n)
-    i = 0
-    while abs(n) >= 1024 and i < len(_UNITS) - 1:
-        n /= 1024
-        i += 1
-    return f"{n:.0f} B" if i == 0 else f"{n:.1f} {_UNITS[i]}"
 
 
 def fmt_rate(bytes_per_s: float) -> str:

@@ -143,6 +143,12 @@ def test_trace_with_a_run_time_past_its_io(store):
     dr = characterize.data_rate(store, job_id=0, bin_s=1.0)
     assert sorted(set(dr.t_s)) == [float(i) for i in range(9)]
     assert dr.evidence["active_bins"] == 1 and dr.evidence["mean_bps"] == pytest.approx(100 / 9)
+    # the rate by class covers the same run: its bins stopped at the last I/O (3 s)
+    from iochar.analyze import classify
+
+    cr = classify.class_rate(store, job_id=0, bin_s=1.0)
+    assert sorted(set(cr.t_s)) == sorted(set(dr.t_s))
+    assert cr["bytes"].sum() == 100 and (cr.groupby("t_s")["bytes"].sum() > 0).sum() == 1
 
 
 def test_a_job_with_no_events_has_no_bins(store):
