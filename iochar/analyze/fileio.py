@@ -10,8 +10,10 @@ facts per (job, file), so :func:`file_io` computes them once:
   last read and write times, extent, bytes in the run's first and last
   ``edge``, and a bitmap of the time bins holding writes, from which write
   bursts are counted without sorting the ops;
-- for jobs with no ops, from Darshan counters (``file_stats``: POSIX module,
-  else STDIO), with first/last read and write timestamps and no per-op timing:
+- for jobs with no ops, from Darshan counters (``file_stats``: per file the sum
+  of its POSIX and STDIO records, which count disjoint call families; its MPI-IO
+  record only when it has neither), with first/last read and write timestamps and
+  no per-op timing:
   head and tail shares are then *estimates* (bytes spread evenly between the
   first and last access) and bursts are unknown.
 
@@ -140,12 +142,20 @@ def _job_lists(ids: np.ndarray, **values: np.ndarray) -> dict:
     return out
 
 
+# Layer rule as in _counter_facts (Darshan's POSIX and STDIO modules record disjoint
+# call families, so a file's bytes are their sum; MPI-IO repeats POSIX through ROMIO
+# and counts only for a file with neither record). Darshan's STDIO module names the
+# standard streams <STDIN>, <STDOUT>, <STDERR>: a terminal or a pipe, not a file.
 _STATS_SQL = """
-WITH s AS (SELECT * FROM file_stats WHERE list_contains($jobs, job_id)),
-m AS (
-  SELECT job_id, CASE WHEN bool_or(module = 'POSIX') THEN 'POSIX' ELSE 'STDIO' END AS module
-  FROM s GROUP BY job_id
-)
+WITH s0 AS (
+  SELECT s.*,
+         bool_or(s.module IN ('POSIX', 'STDIO')) OVER (PARTITION BY s.job_id, s.file_id) AS low
+  FROM file_stats s
+  LEFT JOIN files f0 ON f0.job_id = s.job_id AND f0.file_id = s.file_id
+  WHERE list_contains($jobs, s.job_id) AND s.module IN ('POSIX', 'STDIO', 'MPI-IO')
+    AND coalesce(f0.path, '') NOT IN ('<STDIN>', '<STDOUT>', '<STDERR>')
+),
+s AS (SELECT * FROM s0 WHERE module IN ('POSIX', 'STDIO') OR NOT low)
 SELECT s.job_id, s.file_id, any_value(f.path) AS path,
        coalesce(sum(s.bytes_read), 0) AS bytes_read,
        coalesce(sum(s.bytes_written), 0) AS bytes_written,
@@ -158,12 +168,21 @@ SELECT s.job_id, s.file_id, any_value(f.path) AS path,
        max(s.last_write_t) FILTER (WHERE s.writes > 0) AS last_write_t,
        max(greatest(coalesce(s.max_byte_read, -1), coalesce(s.max_byte_written, -1)) + 1)
          AS ext_known,
-       'file_stats:' || m.module AS basis
-FROM s JOIN m ON m.job_id = s.job_id AND m.module = s.module
+       'file_stats:' || string_agg(DISTINCT s.module, '+' ORDER BY s.module) AS basis
+FROM s
 LEFT JOIN files f ON f.job_id = s.job_id AND f.file_id = s.file_id
-GROUP BY s.job_id, s.file_id, m.module
+GROUP BY s.job_id, s.file_id
 ORDER BY s.job_id, s.file_id
 """
+
+
+def _job_basis(per_file: pd.Series) -> str:
+    """``ops``, or ``file_stats:`` and the modules of all the job's files (``POSIX+STDIO``)."""
+    if (per_file == "ops").any():
+        return "ops"
+    mods = {m for b in per_file for m in b.removeprefix("file_stats:").split("+") if m}
+    return "file_stats:" + "+".join(sorted(mods))
+
 
 _FILE_COLUMNS = [
     "job_id", "file_id", "path", "basis", "span_s", "bytes_read", "bytes_written", "reads",
@@ -182,7 +201,8 @@ class FileIO(Result):
     files : pandas.DataFrame
         One row per (job, file) the job touched (``file_id`` may be NULL for
         I/O on unknown files; a file with only metadata calls has zero reads
-        and writes): ``basis`` (``ops`` or ``file_stats:MODULE``),
+        and writes): ``basis`` (``ops`` or ``file_stats:`` and the Darshan
+        modules the file's counters came from, ``POSIX+STDIO``),
         ``span_s`` (the job's run time: ``jobs.runtime_s``, or its last op's
         end when no run time was loaded [s]; ops past it count in the last
         burst bin and in the tail), ``bytes_read``,
@@ -396,7 +416,8 @@ def file_io(
     files["write_bursts"] = files["write_bursts"].astype("Int64")
     files = files[_FILE_COLUMNS].sort_values(["job_id", "file_id"], na_position="last")
 
-    basis = files.groupby("job_id")["basis"].first()
+    # a job's basis names every module its files' counters came from (POSIX+STDIO...)
+    basis = files.groupby("job_id")["basis"].agg(_job_basis)
     jobs["basis"] = basis.reindex(jobs["job_id"]).fillna("none").to_numpy()
     jobs = jobs[["job_id", "app", "runtime_s", "span_s", "basis", "bin_s"]]
     return FileIO(files.reset_index(drop=True), jobs, float(edge), burst_gap_s)
