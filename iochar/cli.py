@@ -50,12 +50,26 @@ def _wait_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _kinds_epilog() -> str:
-    from iochar import load
+    # from the light kind table: --help imports no loader (issue 18)
+    from iochar.load._kinds import KINDS
 
     lines = ["input kinds (sniffed from content when --kind is not given):"]
-    for kind in load.kinds():
-        lines.append(f"  {kind:<14} {load.get_loader(kind).description}")
+    for row in KINDS:
+        lines.append(f"  {row.kind:<14} {row.description}")
     return "\n".join(lines)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose epilog may be a function, called only to print help.
+
+    ``iochar load --help`` lists the input kinds; building that text for every
+    command (``iochar --version`` too) would import the kind table for nothing.
+    """
+
+    def format_help(self) -> str:
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,13 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--version", action="version", version=f"iochar {__version__}")
     ap.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser(
         "load",
         help="load inputs, print what landed per table",
         description="Load each input in one transaction; the same bytes twice are a no-op.",
-        epilog=_kinds_epilog(),
+        epilog=_kinds_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="input files")
@@ -86,7 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip and count bad records instead of stopping at the first",
     )
     p.add_argument("--chunk-rows", type=int, default=1_000_000, help="rows per parsed chunk")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress line (it is shown only when stderr is a terminal)",
+    )
     _db_arg(p)
 
     p = sub.add_parser("info", help="sources, tables and row counts")
@@ -223,41 +241,26 @@ def _open(args: argparse.Namespace, read_only: bool = False):
         raise exc.with_retry("retry with a longer --wait SECONDS") from None
 
 
-def _progress_bar(enabled: bool, desc: str):
-    if not enabled:
-        return None, None
-    from tqdm import tqdm
-
-    bar = tqdm(desc=desc, unit=" rows", unit_scale=True, leave=False, file=sys.stderr)
-
-    def update(rows: int, _total: int | None) -> None:
-        bar.update(rows - bar.n)
-
-    return bar, update
-
-
 def cmd_load(args: argparse.Namespace) -> int:
     import warnings
 
     from iochar.errors import SkippedRecordsWarning
+    from iochar.progress import LoadProgress
 
     db = _open(args)
+    # a self-erasing line on a terminal only: quiet when piped or in a notebook
     show = not args.no_progress and sys.stderr.isatty()
     with db, warnings.catch_warnings():
         warnings.simplefilter("ignore", SkippedRecordsWarning)  # said in the summary line
         for path in args.paths:
-            bar, update = _progress_bar(show, Path(path).name)
-            try:
+            with LoadProgress(Path(path).name, path, enabled=show) as bar:
                 res = db.load(
                     path,
                     kind=args.kind,
                     strict=not args.tolerant,
                     chunk_rows=args.chunk_rows,
-                    progress=update,
+                    progress=bar.update,
                 )
-            finally:
-                if bar is not None:
-                    bar.close()
             print(f"{res.summary()} ({res.seconds:.2f} s)")
             for w in res.warnings:
                 print(f"  note: {w}")

@@ -1,9 +1,15 @@
 """Input loaders: a registry of pure parsers, content sniffing, one error boundary.
 
 Each ``iochar/load/<kind>.py`` defines a :class:`~iochar.load._base.Loader`
-and calls :func:`register` at import. :func:`sniff` asks every loader about
-the first 64 KiB of content and falls back to file suffixes; :func:`parse` is
-the boundary that turns anything a parser raises into
+and calls :func:`register` at import. The kinds, their descriptions, suffixes
+and sniff functions are listed apart in :mod:`iochar.load._kinds`, a module
+that imports no third-party library: :func:`kinds` and :func:`sniff` answer
+from that table and a loader module is imported only when :func:`get_loader`
+(or :func:`parse`) asks for its kind, so naming an input's kind or printing
+``iochar --help`` costs no NumPy, pyarrow, polars or pandas import (issue 18,
+item 4). :func:`sniff` asks every kind's sniff function about the first
+64 KiB of content and falls back to file suffixes; :func:`parse` is the
+boundary that turns anything a parser raises into
 :class:`~iochar.errors.InputError` (DESIGN: nothing else escapes a loader).
 
 Benchmark output (fio JSON, IOR text; :mod:`iochar.load.bench`) is read here
@@ -19,12 +25,15 @@ from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from iochar.errors import InputError, IocharError, UnknownKindError
+from iochar.load import _kinds
 from iochar.load._base import BenchReader, Loader, Parsed, Skip, SkipLog
-from iochar.load._text import Source, read_head, sha256_of, source_name, text_head
+
+if TYPE_CHECKING:
+    from iochar.load._text import Source
 
 __all__ = [
     "REGISTRY",
@@ -48,37 +57,61 @@ __all__ = [
     "sniff_bench",
 ]
 
-#: kind -> loader instance, filled by :func:`register`.
+#: kind -> loader instance, filled by :func:`register` as each loader module is
+#: imported (:func:`get_loader` imports the one it is asked for; :func:`kinds`
+#: names them all without importing any).
 REGISTRY: dict[str, Loader] = {}
 
 #: kind -> reader of benchmark output (a table for the caller, nothing for the
-#: store), filled by :func:`register_bench`.
+#: store), filled by :func:`register_bench` when :mod:`iochar.load.bench` is imported.
 BENCH: dict[str, BenchReader] = {}
 
-_imported = False
+#: names re-exported from :mod:`iochar.load._text`, which imports pyarrow: loaded on
+#: first use (PEP 562 module ``__getattr__``)
+_FROM_TEXT = ("Source", "sha256_of", "source_name")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_TEXT:
+        from iochar.load import _text
+
+        return getattr(_text, name)
+    raise AttributeError(f"module 'iochar.load' has no attribute {name!r}")
 
 
 def register(loader: Loader) -> Loader:
-    """Add ``loader`` to :data:`REGISTRY` under ``loader.kind``."""
+    """Add ``loader`` to :data:`REGISTRY` under ``loader.kind``.
+
+    Parameters
+    ----------
+    loader : Loader
+        An instance whose ``kind`` is listed in :data:`iochar.load._kinds.KINDS`.
+
+    Returns
+    -------
+    Loader
+        ``loader`` itself.
+    """
     REGISTRY[loader.kind] = loader
     return loader
 
 
-def _ensure_registered() -> None:
-    global _imported
-    if not _imported:
-        # every public module in this package registers itself: a store loader,
-        # or readers of benchmark output (bench.py)
-        for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-            if not info.name.startswith("_"):
-                importlib.import_module(f"iochar.load.{info.name}")
-        _imported = True
+def _import_kind(kind: str) -> None:
+    """Import the module that registers ``kind`` (nothing when it is unknown)."""
+    row = _kinds.by_kind(kind)
+    if row is not None:
+        importlib.import_module(row.module)
 
 
 def kinds() -> list[str]:
-    """Registered kinds, in sniffing order (module name order; sniffers are exclusive)."""
-    _ensure_registered()
-    return list(REGISTRY)
+    """Store kinds, in sniffing order (module name order; sniffers are exclusive).
+
+    Returns
+    -------
+    list of str
+        From :data:`iochar.load._kinds.KINDS`; no loader module is imported.
+    """
+    return [k.kind for k in _kinds.KINDS]
 
 
 def get_loader(kind: str) -> Loader:
@@ -89,23 +122,41 @@ def get_loader(kind: str) -> Loader:
     UnknownKindError
         When no loader has that kind.
     """
-    _ensure_registered()
+    if kind not in REGISTRY and kind in kinds():
+        _import_kind(kind)
     try:
         return REGISTRY[kind]
     except KeyError:
-        raise UnknownKindError(f"<kind {kind!r}>", REGISTRY) from None
+        raise UnknownKindError(f"<kind {kind!r}>", kinds()) from None
 
 
 def register_bench(reader: BenchReader) -> BenchReader:
-    """Add ``reader`` to :data:`BENCH` under ``reader.kind``."""
+    """Add ``reader`` to :data:`BENCH` under ``reader.kind``.
+
+    Parameters
+    ----------
+    reader : BenchReader
+        A reader whose ``kind`` is listed in :data:`iochar.load._kinds.BENCH_KINDS`.
+
+    Returns
+    -------
+    BenchReader
+        ``reader`` itself.
+    """
     BENCH[reader.kind] = reader
     return reader
 
 
 def bench_kinds() -> list[str]:
-    """Registered kinds of benchmark output, in sniffing order (``fio-json``, ``ior``)."""
-    _ensure_registered()
-    return list(BENCH)
+    """Kinds of benchmark output, in sniffing order (``fio-json``, ``ior``).
+
+    Returns
+    -------
+    list of str
+        From :data:`iochar.load._kinds.BENCH_KINDS`; :mod:`iochar.load.bench` is not
+        imported.
+    """
+    return [k.kind for k in _kinds.BENCH_KINDS]
 
 
 def get_bench_reader(kind: str) -> BenchReader:
@@ -126,11 +177,12 @@ def get_bench_reader(kind: str) -> BenchReader:
     UnknownKindError
         When no reader has that kind.
     """
-    _ensure_registered()
+    if kind not in BENCH and kind in bench_kinds():
+        _import_kind(kind)
     try:
         return BENCH[kind]
     except KeyError:
-        raise UnknownKindError(f"<kind {kind!r}>", BENCH) from None
+        raise UnknownKindError(f"<kind {kind!r}>", bench_kinds()) from None
 
 
 def sniff_bench(src: Source) -> str:
@@ -153,20 +205,26 @@ def sniff_bench(src: Source) -> str:
     UnknownKindError
         No reader recognised it; the message lists the kinds tried.
     """
-    _ensure_registered()
+    from iochar.load._text import read_head, source_name, text_head
+
+    for kind in bench_kinds():
+        _import_kind(kind)
     head = read_head(src)
     name = source_name(src)
     if not head:
         raise InputError(name, None, "a non-empty input", "")
     text = text_head(head).decode("utf-8", errors="replace")
-    for kind, reader in BENCH.items():
-        if reader.sniff(text):
+    for kind in bench_kinds():
+        if BENCH[kind].sniff(text):
             return kind
-    raise UnknownKindError(name, BENCH, got=head[:80])
+    raise UnknownKindError(name, bench_kinds(), got=head[:80])
 
 
 def sniff(src: Source) -> str:
     """Guess the kind of ``src`` from its content, then from its suffix.
+
+    The content test is :data:`iochar.load._kinds.KINDS`' sniff functions in
+    order, on the first 64 KiB (decompressed); no loader module is imported.
 
     Parameters
     ----------
@@ -185,27 +243,28 @@ def sniff(src: Source) -> str:
     UnknownKindError
         No loader recognised it; the message lists the kinds tried.
     """
-    _ensure_registered()
+    from iochar.load._text import read_head, source_name, text_head
+
     head = read_head(src)
     name = source_name(src)
     if not head:
         raise InputError(name, None, "a non-empty input", "")
-    for kind, loader in REGISTRY.items():
-        if loader.sniff(head):
-            return kind
+    kind = _kinds.sniff_head(head)
+    if kind is not None:
+        return kind
     # a text input with a BOM or CRLF line ends is sniffed as it will be read
     # (iochar.load._text.open_text); binary kinds matched on the raw bytes above
     text = text_head(head)
     if text != head:
-        for kind, loader in REGISTRY.items():
-            if loader.sniff(text):
-                return kind
+        kind = _kinds.sniff_head(text)
+        if kind is not None:
+            return kind
     if isinstance(src, (str, os.PathLike)):
         low = os.fspath(src).lower()
-        for kind, loader in REGISTRY.items():
-            if any(low.endswith(s) for s in loader.suffixes):
-                return kind
-    raise UnknownKindError(name, REGISTRY, got=head[:80])
+        for row in _kinds.KINDS:
+            if any(low.endswith(s) for s in row.suffixes):
+                return row.kind
+    raise UnknownKindError(name, kinds(), got=head[:80])
 
 
 def parse(
@@ -232,6 +291,8 @@ def parse(
     Parsed
         Chunks of contract-shaped tables.
     """
+    from iochar.load._text import source_name
+
     kind = kind or sniff(src)
     loader = get_loader(kind)
     name = source_name(src)

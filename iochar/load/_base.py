@@ -8,6 +8,9 @@ yields, in one transaction per input.
 A :class:`BenchReader` is the other kind of parser here: it reads benchmark
 output (fio, IOR) into a calibration table for the caller, not rows for the
 store (:mod:`iochar.load.bench`).
+
+This module imports no third-party library (pyarrow and pandas only name types
+here), so :mod:`iochar.load` and its sniffing stay cheap to import (issue 18).
 """
 
 from __future__ import annotations
@@ -16,12 +19,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-import pyarrow as pa
-
-from iochar.load._text import Source
-
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+
+    from iochar.load._text import Source
 
 __all__ = ["Skip", "Parsed", "Loader", "BenchReader", "MAX_KEPT_SKIPS", "SkipLog"]
 
