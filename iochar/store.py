@@ -30,12 +30,13 @@ import time
 import warnings
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from iochar import load as _load
 from iochar import schema
@@ -110,8 +111,9 @@ class LoadResult:
 
     Attributes
     ----------
-    source_id : int
-        Id of the input in ``sources`` (the earlier one for a duplicate).
+    source_id : int or None
+        Id of the input in ``sources`` (the earlier one for a duplicate); None
+        when ``error`` is set.
     kind : str
         Loader kind used.
     uri : str
@@ -133,9 +135,13 @@ class LoadResult:
         The loader's facts about the input, as stored in ``sources.meta``.
     seconds : float
         Wall-clock time of the load. [s]
+    error : IocharError or None
+        Why :meth:`Store.load_many` left this input out (an
+        :class:`~iochar.errors.InputError` for bad input); nothing of it landed.
+        Always None from :meth:`Store.load`, which raises instead.
     """
 
-    source_id: int
+    source_id: int | None
     kind: str
     uri: str
     sha256: str
@@ -146,6 +152,7 @@ class LoadResult:
     warnings: list[str] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    error: IocharError | None = None
 
     @property
     def total_rows(self) -> int:
@@ -153,7 +160,9 @@ class LoadResult:
         return sum(self.rows.values())
 
     def summary(self) -> str:
-        """One human line: what landed where, or that it was a duplicate."""
+        """One human line: what landed where, that it was a duplicate, or why it did not."""
+        if self.error is not None:
+            return f"{self.uri}: not loaded: {self.error}"
         if self.duplicate:
             return (
                 f"{self.uri}: already loaded as source {self.source_id} "
@@ -229,6 +238,9 @@ class Store:
         self.wait = default_wait() if wait is None else _check_wait(wait)
         self._con: duckdb.DuckDBPyConnection | None = None
         self._closed = False
+        # next free ids and the mark of ``sources`` they were read at (see _cursor)
+        self._ids: dict[str, int] | None = None
+        self._ids_mark: tuple[int, int] | None = None
         self._open()
 
     # ------------------------------------------------------------------ connection
@@ -273,6 +285,7 @@ class Store:
             # at all; it cannot draw a bar there either, so there is nothing to switch off
             pass
         self._con = con
+        self._ids = self._ids_mark = None  # another process may have written meanwhile
         try:
             self._init_schema()
         except BaseException:
@@ -422,6 +435,14 @@ class Store:
         ------
         InputError
             Bad input; the database is left exactly as it was.
+
+        Notes
+        -----
+        A file of at least :data:`_OVERLAP_BYTES` on disk is hashed in one
+        thread and parsed one chunk ahead in another while the previous chunk
+        is inserted; a smaller one is hashed, then parsed, in the calling
+        thread (starting two threads costs more than they overlap on a small
+        input). Many small inputs load faster with :meth:`load_many`.
         """
         if self.read_only:
             raise IocharError(f"database {self.path!r} is open read-only")
@@ -432,10 +453,11 @@ class Store:
         is_path = isinstance(src, (str, os.PathLike))
         uri = str(Path(name).resolve()) if is_path else name
         asked = kind  # the kind the caller named, if any
-        if is_path:  # hash in the background while the first chunk is parsed
+        overlap = is_path and _disk_size(src) >= _OVERLAP_BYTES
+        if overlap:  # hash in the background while the first chunk is parsed
             hasher = ThreadPoolExecutor(1, thread_name_prefix="iochar-sha256")
             hashed = hasher.submit(sha256_of, src)
-        else:  # a buffer or open file: one reader at a time
+        else:  # small, a buffer or an open file: one reader at a time
             hasher, hashed = None, None
             try:
                 digest, size = sha256_of(src)
@@ -449,7 +471,9 @@ class Store:
                     return self._duplicate(earlier, uri, digest, t0, asked)
             kind = kind or _load.sniff(src)
             _load.get_loader(kind)  # an unknown kind fails before the transaction
-            chunks = _Prefetch(_load.parse(src, kind, strict=strict, chunk_rows=chunk_rows))
+            chunks = _load.parse(src, kind, strict=strict, chunk_rows=chunk_rows)
+            if overlap:
+                chunks = _Prefetch(chunks)
             if hashed is not None:
                 try:
                     digest, size = hashed.result()
@@ -458,31 +482,266 @@ class Store:
                 earlier = self.find_source(digest)
                 if earlier is not None:
                     return self._duplicate(earlier, uri, digest, t0, asked)
-            # rows of a chunk may land in any order (reads must ORDER BY anyway);
-            # this lets DuckDB append in parallel, about 1.5x faster
-            self.con.execute("SET preserve_insertion_order = false")
+            if overlap:
+                # rows of a chunk may land in any order (reads must ORDER BY anyway);
+                # this lets DuckDB append in parallel, about 1.5x faster
+                self.con.execute("SET preserve_insertion_order = false")
             self.con.execute("BEGIN TRANSACTION")
             try:
-                result = self._load_in_transaction(chunks, kind, uri, digest, size, progress)
+                ids = self._cursor()
+                result = self._load_in_transaction(
+                    chunks, _Input(kind, uri, digest, size), ids, progress
+                )
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
+            self._committed(ids, 1)
         finally:
-            self.con.execute("RESET preserve_insertion_order")
+            if overlap:
+                self.con.execute("RESET preserve_insertion_order")
             if chunks is not None:
                 chunks.close()
             if hasher is not None:
                 hasher.shutdown(wait=True, cancel_futures=True)
         result.seconds = time.perf_counter() - t0
-        if result.skipped:
-            warnings.warn(
-                f"{uri}: skipped {result.skipped} bad record(s) in tolerant mode; "
-                f"first: {result.skips[0].line}: {result.skips[0].reason}",
-                SkippedRecordsWarning,
-                stacklevel=2,
-            )
+        _warn_skips(result)
         return result
+
+    def load_many(
+        self,
+        srcs: Iterable[Source],
+        *,
+        kind: str | None = None,
+        strict: bool = True,
+        batch: int = 200,
+        batch_rows: int = 2_000_000,
+        progress: ProgressFn | None = None,
+    ) -> list[LoadResult]:
+        """Load many inputs, several per transaction, each still all or nothing.
+
+        Small inputs are hashed and parsed completely first; those that parse
+        are written together in one transaction (one insert per table for the
+        whole batch), so a batch commits or vanishes as a whole and every
+        input in it is either wholly in the database or not at all. An input
+        that fails to parse is left out of its batch and reported in its
+        result (``error``); the others land. When a batch's transaction fails
+        in the database, it is rolled back and its inputs are written again
+        one per transaction, so one bad write costs only its own input. Bytes
+        loaded before, or twice in ``srcs``, land once (SHA-256 in
+        ``sources``). A file of at least :data:`_OVERLAP_BYTES` on disk is not
+        held in memory: it goes through :meth:`load` (streamed, its own
+        transaction) at its place in the order.
+
+        Parameters
+        ----------
+        srcs : iterable of str, os.PathLike, bytes or binary file
+            The inputs; ids are given in this order, as by calling
+            :meth:`load` on each in turn.
+        kind : str, optional
+            Loader kind for every input; each is sniffed when None.
+        strict : bool, default True
+            As for :meth:`load`.
+        batch : int, default 200
+            Most inputs written in one transaction.
+        batch_rows : int, default 2_000_000
+            A batch is written once its parsed inputs hold this many rows
+            (bounds memory: about a hundred bytes a row).
+        progress : callable, optional
+            Called as ``progress(inputs_done, inputs_total)`` after each batch
+            and each input loaded on its own.
+
+        Returns
+        -------
+        list of LoadResult
+            One per input, in ``srcs`` order. A failed input has ``error``
+            set (an :class:`~iochar.errors.IocharError`: its
+            :class:`~iochar.errors.InputError` for bad input) and
+            ``source_id`` None; nothing of it was written. Inputs loaded in a
+            batch report the batch's wall-clock time in ``seconds``.
+
+        Raises
+        ------
+        IocharError
+            The store is read-only.
+        ParameterError
+            ``batch`` or ``batch_rows`` is not an int >= 1.
+        """
+        if self.read_only:
+            raise IocharError(f"database {self.path!r} is open read-only")
+        for pname, val in (("batch", batch), ("batch_rows", batch_rows)):
+            if not isinstance(val, int) or isinstance(val, bool) or val < 1:
+                raise ParameterError(pname, "Store.load_many", "an int >= 1", val)
+        srcs = list(srcs)
+        results: list[LoadResult | None] = [None] * len(srcs)
+        pending: list[tuple[int, Source]] = []
+        done = 0
+
+        def flush() -> None:
+            nonlocal done
+            if pending:
+                self._load_batch(pending, kind, strict, batch_rows, results)
+                done += len(pending)
+                pending.clear()
+                if progress is not None:
+                    progress(done, len(srcs))
+
+        for i, src in enumerate(srcs):
+            if isinstance(src, (str, os.PathLike)) and _disk_size(src) >= _OVERLAP_BYTES:
+                flush()  # keep the order of ids
+                results[i] = self._load_alone(src, kind, strict)
+                done += 1
+                if progress is not None:
+                    progress(done, len(srcs))
+                continue
+            pending.append((i, src))
+            if len(pending) >= batch:
+                flush()
+        flush()
+        return results  # type: ignore[return-value]
+
+    def _load_alone(self, src: Source, kind: str | None, strict: bool) -> LoadResult:
+        """:meth:`load`, its errors returned in the result for :meth:`load_many`."""
+        try:
+            return self.load(src, kind=kind, strict=strict)
+        except IocharError as exc:
+            return _failed(_uri(src), kind, exc)
+
+    def _load_batch(
+        self,
+        items: list[tuple[int, Source]],
+        kind: str | None,
+        strict: bool,
+        batch_rows: int,
+        results: list[LoadResult | None],
+    ) -> None:
+        """Hash, dedupe and parse ``items``; write those that parsed, in batches."""
+        t0 = time.perf_counter()
+        hashed: list[tuple[int, Source, str, str, int]] = []
+        for i, src in items:
+            uri = _uri(src)
+            try:
+                digest, size = sha256_of(src)
+            except InputError as exc:
+                results[i] = _failed(uri, kind, _parse_error(src, kind, strict, exc))
+                continue
+            hashed.append((i, src, uri, digest, size))
+        # bytes loaded before: one query for the whole batch
+        digests = sorted({h[3] for h in hashed})
+        known = (
+            {
+                sha: (sid, k)
+                for sha, sid, k in self.con.execute(
+                    "SELECT sha256, source_id, kind FROM sources WHERE list_contains($h, sha256)",
+                    {"h": digests},
+                ).fetchall()
+            }
+            if digests
+            else {}
+        )
+        first: dict[str, int] = {}  # digest -> index of its first input in this batch
+        later: list[tuple[int, int, str]] = []  # (index, index of its first, uri)
+        todo: list[tuple[int, _Input]] = []
+        rows = 0
+        for i, src, uri, digest, size in hashed:
+            if digest in known:
+                sid, old_kind = known[digest]
+                results[i] = self._duplicate_result(sid, old_kind, uri, digest, t0, kind)
+                continue
+            if digest in first:
+                later.append((i, first[digest], uri))
+                continue
+            first[digest] = i
+            try:
+                k = kind or _load.sniff(src)
+                inp = _Input(k, uri, digest, size)
+                for chunk in _load.parse(src, k, strict=strict):
+                    inp.add(chunk, keep=True)
+                inp.finish()
+            except IocharError as exc:
+                results[i] = _failed(uri, kind, exc, digest)
+                continue
+            todo.append((i, inp))
+            rows += inp.total
+            if rows >= batch_rows:
+                self._write_batch(todo, results, t0)
+                todo, rows = [], 0
+        self._write_batch(todo, results, t0)
+        for i, j, uri in later:
+            res = results[j]
+            assert res is not None
+            if res.error is not None:
+                results[i] = replace(res, uri=uri)
+            else:
+                results[i] = LoadResult(
+                    res.source_id, res.kind, uri, res.sha256, duplicate=True, seconds=res.seconds
+                )
+        for i, _ in items:
+            res = results[i]
+            if res is not None and res.skipped and not res.duplicate:
+                _warn_skips(res)
+
+    def _write_batch(
+        self, todo: list[tuple[int, _Input]], results: list[LoadResult | None], t0: float
+    ) -> None:
+        """Write parsed inputs in one transaction; on a database error, one by one."""
+        if not todo:
+            return
+        try:
+            done = self._write(todo)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception:  # a database error: retry input by input
+            done = []
+            for item in todo:
+                inp = item[1]
+                try:
+                    done.extend(self._write([item]))
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as exc:
+                    err = (
+                        exc
+                        if isinstance(exc, IocharError)
+                        else IocharError(
+                            f"{inp.uri}: the database refused the input: "
+                            f"{type(exc).__name__}: {exc}"
+                        )
+                    )
+                    done.append((item[0], _failed(inp.uri, inp.kind, err, inp.digest)))
+        seconds = time.perf_counter() - t0
+        for i, res in done:
+            res.seconds = seconds
+            results[i] = res
+
+    def _write(self, todo: list[tuple[int, _Input]]) -> list[tuple[int, LoadResult]]:
+        """Insert parsed inputs in one transaction: one insert per table, then ``sources``."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            ids = self._cursor()
+            frames: dict[str, list[pa.Table]] = {}
+            srows: list[dict[str, Any]] = []
+            out = []
+            for i, inp in todo:
+                source_id = ids["source_id"]
+                offsets = dict(ids)
+                for table, parts in inp.frames.items():
+                    for frame in parts:
+                        frames.setdefault(table, []).append(
+                            _stored_frame(table, frame, offsets, source_id)
+                        )
+                inp.advance(ids)
+                srows.append(inp.source_row(source_id))
+                out.append((i, inp.result(source_id)))
+            for table, parts in frames.items():
+                self._append(table, pa.concat_tables(parts) if len(parts) > 1 else parts[0])
+            self._append("sources", _sources_frame(srows))
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self._committed(ids, len(todo))
+        return out
 
     def _duplicate(
         self, earlier: int, uri: str, digest: str, t0: float, asked: str | None
@@ -497,110 +756,95 @@ class Store:
         old_kind = self.con.execute(
             "SELECT kind FROM sources WHERE source_id = $s", {"s": earlier}
         ).fetchall()[0][0]
+        res = self._duplicate_result(earlier, old_kind, uri, digest, t0, asked)
+        if res.error is not None:
+            raise res.error
+        return res
+
+    @staticmethod
+    def _duplicate_result(
+        earlier: int, old_kind: str, uri: str, digest: str, t0: float, asked: str | None
+    ) -> LoadResult:
         if asked is not None and asked != old_kind:
-            raise ParameterError(
+            err = ParameterError(
                 "kind",
                 "Store.load",
                 f"{old_kind!r} or None: {uri} has the content (sha256 {digest[:12]}) of "
                 f"source {earlier}, loaded as {old_kind!r}",
                 asked,
             )
+            return LoadResult(None, asked, uri, digest, error=err)
         return LoadResult(
             earlier, old_kind, uri, digest, duplicate=True, seconds=time.perf_counter() - t0
         )
 
-    def _next_ids(self) -> dict[str, int]:
-        out = {}
-        for key, (table, col) in _ID_KINDS.items():
-            out[key] = self.con.sql(
-                f'SELECT coalesce(max("{col}") + 1, 0) FROM "{table}"'
-            ).fetchall()[0][0]
-        return out
+    # ------------------------------------------------------------------ ids
+    def _cursor(self) -> dict[str, int]:
+        """The next free ``source_id``, ``job_id``, ``file_id`` and ``snapshot_id``.
 
-    def _load_in_transaction(self, chunks, kind, uri, digest, size, progress) -> LoadResult:
-        [(source_id,)] = self.con.sql(
-            "SELECT coalesce(max(source_id) + 1, 0) FROM sources"
+        Call inside the write transaction. The store keeps the ids it handed
+        out (its cursor) with a mark of ``sources`` as it left it: the row
+        count and the highest ``source_id``. Every load by any store adds one
+        ``sources`` row and no store deletes one, so an unchanged mark means
+        no one else wrote since and the cursor holds; one ``count``/``max``
+        over the small ``sources`` table checks it. Otherwise (first load,
+        another process or connection wrote, the store was released and
+        opened again) the ids are found again as ``max(id) + 1`` over
+        ``jobs``, ``files`` and ``snapshots``, as the loaders number from 0.
+
+        Returns
+        -------
+        dict of str to int
+            A copy; :meth:`_committed` records the advanced cursor.
+        """
+        [(n, top)] = self.con.execute(
+            "SELECT count(*), coalesce(max(source_id), -1) FROM sources"
         ).fetchall()
-        offsets = self._next_ids()
-        rows: dict[str, int] = {}
-        meta: dict[str, Any] = {}
-        warn: list[str] = []
-        skips = None
-        total = 0
+        if self._ids is None or self._ids_mark != (n, top):
+            ids = {"source_id": top + 1}
+            for key, (table, col) in _ID_KINDS.items():
+                ids[key] = self.con.execute(
+                    f'SELECT coalesce(max("{col}") + 1, 0) FROM "{table}"'  # names from _ID_KINDS
+                ).fetchall()[0][0]
+            self._ids, self._ids_mark = ids, (n, top)
+        return dict(self._ids)
+
+    def _committed(self, ids: dict[str, int], added: int) -> None:
+        """Record the cursor after a commit that added ``added`` sources."""
+        n, _ = self._ids_mark
+        self._ids, self._ids_mark = dict(ids), (n + added, ids["source_id"] - 1)
+
+    def _load_in_transaction(
+        self, chunks, inp: _Input, ids: dict[str, int], progress
+    ) -> LoadResult:
+        source_id = ids["source_id"]
+        offsets = dict(ids)
         for chunk in chunks:
-            meta.update(chunk.meta)
-            warn.extend(chunk.warnings)
-            if chunk.skips is not None:
-                skips = chunk.skips
-            for table, frame in chunk.tables.items():
-                if frame is None or frame.num_rows == 0:
-                    continue
-                frame = schema.check_frame(table, frame)
-                self._insert(table, frame, offsets, source_id)
-                rows[table] = rows.get(table, 0) + frame.num_rows
-                total += frame.num_rows
+            for table, frame in inp.add(chunk, keep=False):
+                self._append(table, _stored_frame(table, frame, offsets, source_id))
             if progress is not None:
-                progress(total, None)
-        if skips is not None and skips.count and not set(rows) - _DESCRIPTIVE_TABLES:
-            first = skips.kept[0]
-            raise InputError(
-                uri,
-                first.line,
-                f"at least one valid record (tolerant mode skipped all {skips.count:,} "
-                f"bad records; the first: {first.reason})",
-                kind=kind,
-            )
-        meta["rows"] = rows
-        if skips is not None and skips.count:
-            meta["skipped"] = skips.count
-            meta["skips"] = skips.kept
-        if warn:
-            meta["warnings"] = warn
+                progress(inp.total, None)
+        inp.finish()
+        inp.advance(ids)
+        row = inp.source_row(source_id)
         self.con.execute(
             "INSERT INTO sources VALUES ($id, $kind, $uri, $sha, $size, $at, $rows, $meta)",
             {
-                "id": source_id,
-                "kind": kind,
-                "uri": uri,
-                "sha": digest,
-                "size": size,
-                "at": _now(),
-                "rows": total,
-                "meta": json.dumps(meta, default=_json_default),
+                "id": row["source_id"],
+                "kind": row["kind"],
+                "uri": row["uri"],
+                "sha": row["sha256"],
+                "size": row["size_bytes"],
+                "at": row["loaded_at"],
+                "rows": row["rows"],
+                "meta": row["meta"],
             },
         )
-        return LoadResult(
-            source_id,
-            kind,
-            uri,
-            digest,
-            rows=rows,
-            skipped=skips.count if skips else 0,
-            skips=list(skips.kept) if skips else [],
-            warnings=warn,
-            meta=meta,
-        )
+        return inp.result(source_id)
 
-    def _insert(self, table: str, frame: pa.Table, offsets: dict[str, int], source_id: int) -> None:
-        shift = schema.ID_COLUMNS.get(table, ())
-        select, params = [], {}
-        for name in frame.column_names:  # names were checked against the schema
-            if name in shift:
-                select.append(f'"{name}" + ${name}_off AS "{name}"')
-                params[f"{name}_off"] = offsets[name]
-            elif name != "source_id":
-                select.append(f'"{name}"')
-        if table in schema.SOURCE_COLUMN_TABLES:
-            select.append('$source_id AS "source_id"')
-            params["source_id"] = source_id
-        view = "__iochar_chunk"
-        self.con.register(view, frame)
-        try:
-            self.con.execute(
-                f'INSERT INTO "{table}" BY NAME SELECT {", ".join(select)} FROM {view}', params
-            )
-        finally:
-            self.con.unregister(view)
+    def _append(self, table: str, frame: pa.Table) -> None:
+        """Insert a frame holding every column of ``table`` in contract order."""
+        self.con.from_arrow(frame).insert_into(table)  # table from schema.TABLES
 
     # ------------------------------------------------------------------ export
     def export_trace(self, path: str | os.PathLike[str], *, job_id: int | None = None) -> int:
@@ -657,6 +901,179 @@ class Store:
 
     def __repr__(self) -> str:
         return f"Store({self.path!r})"
+
+
+#: Files at least this large on disk are hashed and parsed in threads while
+#: chunks are inserted, and :meth:`Store.load_many` streams them through
+#: :meth:`Store.load` instead of holding them parsed in memory. [bytes]
+_OVERLAP_BYTES = 8 << 20
+
+
+def _disk_size(path: str | os.PathLike[str]) -> int:
+    """Size on disk, or 0 when it cannot be read (the parser then names the problem). [bytes]"""
+    try:
+        return os.path.getsize(path)
+    except (OSError, ValueError):
+        return 0
+
+
+def _uri(src: Source) -> str:
+    name = source_name(src)
+    return str(Path(name).resolve()) if isinstance(src, (str, os.PathLike)) else name
+
+
+def _failed(uri: str, kind: str | None, error: IocharError, digest: str = "") -> LoadResult:
+    """The result of an input :meth:`Store.load_many` left out: nothing of it landed."""
+    return LoadResult(None, kind or "", uri, digest, error=error)
+
+
+def _warn_skips(result: LoadResult, stacklevel: int = 3) -> None:
+    if result.skipped:
+        warnings.warn(
+            f"{result.uri}: skipped {result.skipped} bad record(s) in tolerant mode; "
+            f"first: {result.skips[0].line}: {result.skips[0].reason}",
+            SkippedRecordsWarning,
+            stacklevel=stacklevel,
+        )
+
+
+#: Each table's columns as Arrow, in the order of the table (inserts are by position).
+_ARROW_SCHEMAS = {
+    table: pa.schema([pa.field(c.name, c.arrow) for c in cols])
+    for table, cols in schema.TABLES.items()
+}
+
+
+def _stored_frame(table: str, frame: pa.Table, offsets: dict[str, int], source_id: int) -> pa.Table:
+    """A loader's checked frame as the table stores it.
+
+    Every column of the table in its order (absent ones NULL), the
+    loader-local ids (:data:`iochar.schema.ID_COLUMNS`) shifted by the
+    store's next free id, ``source_id`` set for the tables that carry it.
+    Shifting in Arrow lets the frame go to DuckDB as it is, by position, with
+    no view registered and no ``SELECT`` to plan per chunk.
+    """
+    n = frame.num_rows
+    shift = schema.ID_COLUMNS.get(table, ())
+    have = set(frame.column_names)
+    arrays = []
+    for col in schema.TABLES[table]:
+        if col.name == "source_id":
+            if table in schema.SOURCE_COLUMN_TABLES:
+                arrays.append(pa.repeat(pa.scalar(source_id, pa.int64()), n))
+            else:
+                arrays.append(pa.nulls(n, col.arrow))
+        elif col.name in have:
+            arr = frame.column(col.name)
+            if col.name in shift and offsets[col.name]:
+                arr = pc.add_checked(arr, pa.scalar(offsets[col.name], pa.int64()))
+            arrays.append(arr)
+        else:
+            arrays.append(pa.nulls(n, col.arrow))
+    return pa.Table.from_arrays(arrays, schema=_ARROW_SCHEMAS[table])
+
+
+def _sources_frame(rows: list[dict[str, Any]]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=_ARROW_SCHEMAS["sources"])
+
+
+class _Input:
+    """One input on its way into the store: its checked frames, counts, meta and skips.
+
+    Loaders number jobs, files and snapshots from 0 within the input
+    (:mod:`iochar.schema`); ``tops`` keeps the highest number each used, so
+    the store's id cursor moves past them without asking the database.
+    """
+
+    def __init__(self, kind: str, uri: str, digest: str, size: int) -> None:
+        self.kind, self.uri, self.digest, self.size = kind, uri, digest, size
+        self.rows: dict[str, int] = {}
+        self.meta: dict[str, Any] = {}
+        self.warn: list[str] = []
+        self.skips = None
+        self.total = 0
+        self.frames: dict[str, list[pa.Table]] = {}
+        self.tops: dict[str, int] = {}
+
+    def add(self, chunk, *, keep: bool) -> list[tuple[str, pa.Table]]:
+        """Check a parsed chunk's frames against the contract; keep them when asked."""
+        self.meta.update(chunk.meta)
+        self.warn.extend(chunk.warnings)
+        if chunk.skips is not None:
+            self.skips = chunk.skips
+        out = []
+        for table, frame in chunk.tables.items():
+            if frame is None or frame.num_rows == 0:
+                continue
+            frame = schema.check_frame(table, frame)
+            for key, (id_table, col) in _ID_KINDS.items():
+                if id_table == table:
+                    top = pc.max(frame.column(col)).as_py()
+                    if top is not None:
+                        self.tops[key] = max(self.tops.get(key, top), top)
+            self.rows[table] = self.rows.get(table, 0) + frame.num_rows
+            self.total += frame.num_rows
+            if keep:
+                self.frames.setdefault(table, []).append(frame)
+            out.append((table, frame))
+        return out
+
+    def finish(self) -> None:
+        """Refuse a tolerant load that kept nothing valid; complete ``meta``.
+
+        Raises
+        ------
+        InputError
+            Every record was skipped (rows landed only in descriptive tables).
+        """
+        skips = self.skips
+        if skips is not None and skips.count and not set(self.rows) - _DESCRIPTIVE_TABLES:
+            first = skips.kept[0]
+            raise InputError(
+                self.uri,
+                first.line,
+                f"at least one valid record (tolerant mode skipped all {skips.count:,} "
+                f"bad records; the first: {first.reason})",
+                kind=self.kind,
+            )
+        self.meta["rows"] = self.rows
+        if skips is not None and skips.count:
+            self.meta["skipped"] = skips.count
+            self.meta["skips"] = skips.kept
+        if self.warn:
+            self.meta["warnings"] = self.warn
+
+    def advance(self, ids: dict[str, int]) -> None:
+        """Move the cursor ``ids`` (this input's offsets) past this input's ids."""
+        for key, top in self.tops.items():
+            ids[key] = max(ids[key], ids[key] + top + 1)
+        ids["source_id"] += 1
+
+    def source_row(self, source_id: int) -> dict[str, Any]:
+        return {
+            "source_id": source_id,
+            "kind": self.kind,
+            "uri": self.uri,
+            "sha256": self.digest,
+            "size_bytes": self.size,
+            "loaded_at": _now(),
+            "rows": self.total,
+            "meta": json.dumps(self.meta, default=_json_default),
+        }
+
+    def result(self, source_id: int) -> LoadResult:
+        skips = self.skips
+        return LoadResult(
+            source_id,
+            self.kind,
+            self.uri,
+            self.digest,
+            rows=self.rows,
+            skipped=skips.count if skips else 0,
+            skips=list(skips.kept) if skips else [],
+            warnings=self.warn,
+            meta=self.meta,
+        )
 
 
 class _Prefetch:
