@@ -226,9 +226,16 @@ class LoadProgress:
         read = self._read() if self._read is not None else None
         return format_line(self.name, time.monotonic() - self._t0, self.rows, read, self.size)
 
+    def _width(self) -> int:
+        """Columns of the terminal drawn on (a longer line would wrap and not erase)."""
+        try:
+            cols = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            cols = 0
+        return cols if cols > 0 else shutil.get_terminal_size((100, 24)).columns
+
     def _draw(self) -> None:
-        width = shutil.get_terminal_size((100, 24)).columns
-        text = self.line()[: max(10, width - 1)]
+        text = self.line()[: max(10, self._width() - 1)]
         try:
             self.stream.write(f"\r{text}\x1b[K")
             self.stream.flush()
