@@ -29,11 +29,12 @@ import mmap
 import os
 import tempfile
 from collections.abc import Iterator
-from typing import BinaryIO
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, BinaryIO
 
 from iochar.errors import InputError, MissingDependencyError
+
+if TYPE_CHECKING:  # pyarrow is imported where buffers are made, not to sniff a kind
+    import pyarrow as pa
 
 __all__ = [
     "Source",
@@ -430,6 +431,8 @@ def mmap_blocks(path: str, start: int, sizing: dict[str, int]) -> Iterator[tuple
 
     ``sizing["next"]`` is read before each block, so the caller can adapt it. [bytes]
     """
+    import pyarrow as pa
+
     size = os.path.getsize(path)
     if size <= start:
         return
@@ -538,6 +541,7 @@ def open_parquet(src: Source, *, kind: str):
     InputError
         The footer is missing or unreadable (a file cut short, or not Parquet).
     """
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     if isinstance(src, (str, os.PathLike)) and not is_compressed(src):
