@@ -6,13 +6,27 @@ database. iochar's figure includes everything a user waits for: SHA-256 of
 the input, sniffing, parsing, validation, file-id mapping and the insert.
 
     python benchmarks/bench_trace_csv.py [--rows 10000000] [--repeat 1]
+
+With ``--rss`` it measures memory instead (issue 18 item 1: peak RSS <= 600 MB
+for 8M rows, and the 8M-row peak <= 1.3x the 2M-row peak): each of
+``--rss-rows`` (default 2,000,000 and 8,000,000) is loaded by ``Store.load``
+into a fresh on-disk database in a child process, and the child's peak RSS
+(``getrusage(RUSAGE_SELF).ru_maxrss``, as ``/usr/bin/time -f %M`` reports it)
+is printed with the peaks of its anonymous and file-backed parts (``RssAnon``
+and ``RssFile`` of ``/proc/self/status``, sampled after every chunk) and, for
+scale, the same for DuckDB's ``read_csv`` into a table.
+
+    python benchmarks/bench_trace_csv.py --rss [--rss-rows 2000000 8000000]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -58,13 +72,79 @@ def time_iochar(csv_path: str, workdir: str, k: int) -> tuple[float, int]:
     return time.perf_counter() - t, res.rows["ops"]
 
 
+#: Child process for --rss: load argv[2] into argv[1] (iochar or duckdb, argv[3]);
+#: print the peak RSS and the peaks of RssAnon / RssFile seen after each chunk. [MiB]
+_RSS_CHILD = """
+import json, os, resource, sys, time
+peak = {}
+def probe(*_):
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(("RssAnon", "RssFile")):
+                k, v = line.split(":", 1)
+                peak[k] = max(peak.get(k, 0), int(v.split()[0]) / 1024)
+db_path, csv_path, tool = sys.argv[1:4]
+t = time.perf_counter()
+if tool == "iochar":
+    import iochar
+    db = iochar.connect(db_path)
+    db.load(csv_path, progress=probe)
+    probe()
+    db.close()
+else:
+    import duckdb
+    con = duckdb.connect(db_path)
+    con.execute("CREATE TABLE ops AS SELECT * FROM read_csv($p)", {"p": csv_path})
+    probe()
+    con.close()
+peak["seconds"] = time.perf_counter() - t
+peak["maxrss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(peak))
+"""
+
+
+def measure_rss(rows_list: list[int]) -> None:
+    """Peak RSS of loading each row count, iochar and DuckDB, each in a fresh process."""
+    peaks = {}
+    with tempfile.TemporaryDirectory(prefix="iochar-bench-rss-") as tmp:
+        for rows in rows_list:
+            csv_path = os.path.join(tmp, f"trace{rows}.csv")
+            make_trace(csv_path, rows)
+            mb = os.path.getsize(csv_path) / 1e6
+            for tool in ("duckdb", "iochar"):
+                db = os.path.join(tmp, f"{tool}{rows}.duckdb")
+                out = subprocess.run(
+                    [sys.executable, "-c", _RSS_CHILD, db, csv_path, tool],
+                    capture_output=True, text=True, check=True,
+                ).stdout  # fmt: skip
+                p = json.loads(out.strip().splitlines()[-1])
+                peaks[tool, rows] = p["maxrss"]
+                print(
+                    f"  {tool:6s} {rows:>11,} rows ({mb:5.0f} MB): peak RSS {p['maxrss']:6.0f} MiB "
+                    f"(anon {p.get('RssAnon', 0):5.0f}, file {p.get('RssFile', 0):5.0f}) "
+                    f"in {p['seconds']:5.1f} s"
+                )
+            os.remove(csv_path)
+    lo, hi = min(rows_list), max(rows_list)
+    if lo != hi:
+        r = peaks["iochar", hi] / peaks["iochar", lo]
+        print(f"  iochar peak at {hi:,} / at {lo:,} rows: {r:4.2f}  (target <= 1.30)")
+    top = peaks["iochar", hi] * 1.048576  # MiB -> MB
+    print(f"  iochar peak at {hi:,} rows: {top:5.0f} MB  (target <= 600 MB)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--rss", action="store_true", help="measure peak RSS instead of time")
+    ap.add_argument("--rss-rows", type=int, nargs="+", default=[2_000_000, 8_000_000])
     args = ap.parse_args()
+    if args.rss:
+        measure_rss(args.rss_rows)
+        return
     with tempfile.TemporaryDirectory(prefix="iochar-bench-") as tmp:
         csv_path = os.path.join(tmp, "trace.csv")
         make_trace(csv_path, args.rows)
