@@ -63,7 +63,6 @@ Counts must fit in 18 digits.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from typing import ClassVar, NamedTuple
 
@@ -72,7 +71,7 @@ import polars as pl
 import pyarrow as pa
 
 from iochar.errors import InputError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
 from iochar.load._text import Source, iter_line_blocks, open_text, source_name
@@ -104,11 +103,6 @@ _RE_RW = r"^\s+read\s+\|\s+write\s*$"
 _RE_TITLE = r"^(\S.*?)\s+(?:rpcs|ios|maps)\s+%\s+cum\s+%\s+\|\s+(?:rpcs|ios|maps)\s+%\s+cum\s+%\s*$"
 _RE_BIN = r"^\s*(\d+)([KMG]?):\s+(\d+)\s+\d+\s+\d+\s*\|\s*(\d+)\s+\d+\s+\d+\s*$"
 _RE_PARAM = r"^([A-Za-z0-9_.@:-]+)=(.*)$"
-_SNIFF = re.compile(
-    rb"^(?:[\w.@-]+\.brw_stats=\r?\n)?snapshot_time:?\s+\d+(?:\.\d+)?[^\n]*\n"
-    rb"(?:(?:start|elapsed)_time:?[^\n]*\n)*\s*\n\s+read\s+\|\s+write\s*\n",
-    re.M,
-)
 
 
 class _State:
@@ -610,7 +604,7 @@ class BrwStatsLoader:
 
     def sniff(self, head: bytes) -> bool:
         """A ``snapshot_time`` line followed by a ``read | write`` histogram header."""
-        return _SNIFF.search(head) is not None
+        return _kinds.sniff_brw_stats(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

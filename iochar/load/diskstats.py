@@ -60,7 +60,7 @@ import numpy as np
 import pyarrow as pa
 
 from iochar.errors import InputError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import QUALITY, deltas
 from iochar.load._text import Source, open_text, source_name
@@ -101,7 +101,6 @@ _EPOCH = re.compile(rb"^#?\s*(\d{1,12}(?:\.\d+)?)\s*$")
 _ISO = re.compile(
     rb"^#?\s*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?\s*$"
 )
-_DEV = re.compile(rb"^\s*\d+\s+\d+\s+\S+(\s+\d+)+\s*$")
 
 
 def _bad(name: str, line: int | None, expected: str, got: object = None) -> InputError:
@@ -138,10 +137,7 @@ class DiskstatsLoader:
 
     def sniff(self, head: bytes) -> bool:
         """A timestamp line followed by a diskstats line (14, 18 or 20 fields)."""
-        lines = [ln for ln in head.split(b"\n")[:4] if ln.strip()]
-        if len(lines) < 2 or _parse_time(lines[0]) is None:
-            return False
-        return _DEV.match(lines[1]) is not None and len(lines[1].split()) in (14, 18, 20)
+        return _kinds.sniff_diskstats(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

@@ -76,7 +76,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from iochar.errors import InputError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import EXPECT_AMOUNT, flag_implausible, implausible
 from iochar.load._text import Source, open_text, source_name
@@ -1032,13 +1032,7 @@ class IostatLoader:
 
     def sniff(self, head: bytes) -> bool:
         """A ``Linux ... (host) date arch (N CPU)`` banner then iostat blocks, or sysstat JSON."""
-        h = head.lstrip()
-        if h.startswith(b"{") and b'"sysstat"' in h[:200]:
-            return b'"disk"' in h or b'"avg-cpu"' in h or b'"statistics"' in h
-        first = h.split(b"\n", 1)[0]
-        if not (first.startswith(b"Linux ") and b"CPU)" in first):
-            return False
-        return re.search(rb"\n(Device:?\s|avg-cpu:\s)", h) is not None
+        return _kinds.sniff_iostat(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

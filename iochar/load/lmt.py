@@ -54,7 +54,7 @@ import polars as pl
 import pyarrow as pa
 
 from iochar.errors import InputError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._counters import (
     EXPECT_AMOUNT,
@@ -310,9 +310,7 @@ class LmtLoader:
 
     def sniff(self, head: bytes) -> bool:
         """An SQLite file whose schema names ``OST_DATA``, or the LMT CSV header."""
-        if head.startswith(_SQLITE_MAGIC):
-            return b"OST_DATA" in head and b"TIMESTAMP_INFO" in head
-        return _CSV_HEADER.match(head) is not None
+        return _kinds.sniff_lmt(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

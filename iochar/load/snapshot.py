@@ -64,7 +64,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from iochar.errors import InputError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._text import (
     Source,
@@ -107,7 +107,6 @@ HEADER_PREFIX = b"# iochar-snapshot"
 _HEADER_RE = re.compile(
     r"^# iochar-snapshot(?: root=(?P<root>.*?))?(?: taken_at=(?P<taken_at>\S+))?\s*$"
 )
-_FIND_LINE_RE = re.compile(rb"^[fdlbcpsD]\t\d+\t\d+(\.\d+)?\t\d+(\.\d+)?\t\d+(\.\d+)?\t\d+\t.")
 #: Value of the walker Parquet's ``format`` column (also its sniffing magic).
 PARQUET_MARKER = "iochar-snapshot/1"
 #: Columns of the walker Parquet besides ``format``.
@@ -598,10 +597,6 @@ def _is_stat(head: bytes) -> bool:
     return head.startswith(b"  File: ") and b"\n  Size: " in head[:8192]
 
 
-def _is_parquet(head: bytes) -> bool:
-    return head.startswith(b"PAR1") and PARQUET_MARKER.encode() in head[:4096]
-
-
 class SnapshotLoader:
     """``snapshot``: find -printf listings, GNU stat output, walker Parquet (module docs)."""
 
@@ -613,9 +608,7 @@ class SnapshotLoader:
 
     def sniff(self, head: bytes) -> bool:
         """The find header or a find line, a GNU stat record, or the walker's Parquet marker."""
-        if head.startswith(HEADER_PREFIX) or _is_stat(head) or _is_parquet(head):
-            return True
-        return _FIND_LINE_RE.match(head.split(b"\n", 1)[0]) is not None
+        return _kinds.sniff_snapshot(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

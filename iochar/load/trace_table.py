@@ -56,7 +56,7 @@ import pyarrow.csv as pacsv
 
 from iochar import schema
 from iochar.errors import InputError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._text import Source, local_path, mmap_blocks, open_parquet, source_name
 
@@ -387,9 +387,7 @@ class TraceCsvLoader:
 
     def sniff(self, head: bytes) -> bool:
         """A first line that is a CSV header naming ``op`` and ``t_start``."""
-        first = head.split(b"\n", 1)[0].strip(b"\r").decode("utf-8", "replace")
-        cols = [c.strip().strip('"') for c in first.split(",")]
-        return "op" in cols and "t_start" in cols and all(c in COLUMN_TYPES for c in cols[:3] if c)
+        return _kinds.sniff_trace_csv(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
@@ -597,9 +595,7 @@ class TraceParquetLoader:
         snapshot walker marks its files near the start (see
         :data:`iochar.load.snapshot.PARQUET_MARKER`).
         """
-        from iochar.load.snapshot import PARQUET_MARKER
-
-        return head.startswith(b"PAR1") and PARQUET_MARKER.encode() not in head[:4096]
+        return _kinds.sniff_trace_parquet(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

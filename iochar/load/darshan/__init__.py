@@ -207,15 +207,13 @@ in the module that reads it: ``_DXT_KEEP`` here (the validation pass),
 from __future__ import annotations
 
 import os
-import re
-import struct
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pyarrow as pa
 
 from iochar.errors import InputError, MissingDependencyError, ParameterError
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
 from iochar.load._text import Source, local_path, source_name
 from iochar.load.darshan._dxt import (
@@ -228,7 +226,6 @@ from iochar.load.darshan._dxt import (
 from iochar.load.darshan._header import (
     _BZIP2,
     KIND,
-    MAGIC_NR,
     SUPPORTED_VERSIONS,
     _err,
     _Header,
@@ -358,8 +355,6 @@ class DarshanLoader:
         "Darshan 3.x logs (job, POSIX/MPI-IO/STDIO/HDF5 counters, DXT traces) via pydarshan"
     )
 
-    _SNIFF = re.compile(rb"\A[0-9]\.[0-9]{2}\x00{4}")
-
     def sniff(self, head: bytes) -> bool:
         """Whether ``head`` starts like a Darshan log.
 
@@ -375,14 +370,7 @@ class DarshanLoader:
             bytes, followed (when present) by Darshan's magic number in
             either byte order.
         """
-        if not self._SNIFF.match(head):
-            return False
-        if len(head) >= 16:
-            return MAGIC_NR in (
-                struct.unpack_from("<q", head, 8)[0],
-                struct.unpack_from(">q", head, 8)[0],
-            )
-        return True
+        return _kinds.sniff_darshan(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000

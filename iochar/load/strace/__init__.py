@@ -152,10 +152,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from iochar.load import register
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed
 from iochar.load._text import Source, open_text, source_name
-from iochar.load.strace._parser import _PY_END, _PY_LINE, _PY_MSG, KIND, _Parser
+from iochar.load.strace._parser import KIND, _Parser
 from iochar.load.strace._syscalls import CALL_OPS, TRANSFER_OPS
 
 __all__ = ["StraceLoader", "CALL_OPS", "TRANSFER_OPS"]
@@ -188,24 +188,7 @@ class StraceLoader:
         -------
         bool
         """
-        if not head or b"\x00" in head[:4096]:
-            return False
-        text = head[:16384].decode("utf-8", "replace")
-        lines = text.split("\n")
-        if len(lines) > 1:
-            lines = lines[:-1]  # the last one may be cut by the head's size
-        checked = ok = 0
-        for line in lines:
-            if not line or line.startswith(_PY_MSG):
-                continue
-            checked += 1
-            good = bool(_PY_LINE.match(line)) and bool(_PY_END.search(line))
-            if checked == 1 and not good:
-                return False
-            ok += good
-            if checked >= 20:
-                break
-        return checked > 0 and ok >= max(1, (8 * checked) // 10)
+        return _kinds.sniff_strace(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
