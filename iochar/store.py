@@ -517,6 +517,7 @@ class Store:
         strict: bool = True,
         batch: int = 200,
         batch_rows: int = 1_000_000,
+        chunk_rows: int = 1_000_000,
         progress: ProgressFn | None = None,
     ) -> list[LoadResult]:
         """Load many inputs, several per transaction, each still all or nothing.
@@ -549,6 +550,8 @@ class Store:
             A batch is written once its parsed inputs hold this many rows
             (bounds memory: a Darshan ``module_counters`` row is about 70
             bytes in Arrow, held twice while the batch is written).
+        chunk_rows : int, default 1_000_000
+            Rows per parsed chunk, as for :meth:`load`.
         progress : callable, optional
             Called as ``progress(inputs_done, inputs_total)`` after each batch
             and each input loaded on its own.
@@ -567,11 +570,15 @@ class Store:
         IocharError
             The store is read-only.
         ParameterError
-            ``batch`` or ``batch_rows`` is not an int >= 1.
+            ``batch``, ``batch_rows`` or ``chunk_rows`` is not an int >= 1.
         """
         if self.read_only:
             raise IocharError(f"database {self.path!r} is open read-only")
-        for pname, val in (("batch", batch), ("batch_rows", batch_rows)):
+        for pname, val in (
+            ("batch", batch),
+            ("batch_rows", batch_rows),
+            ("chunk_rows", chunk_rows),
+        ):
             if not isinstance(val, int) or isinstance(val, bool) or val < 1:
                 raise ParameterError(pname, "Store.load_many", "an int >= 1", val)
         srcs = list(srcs)
@@ -587,19 +594,23 @@ class Store:
         for i, src in enumerate(srcs):
             if isinstance(src, (str, os.PathLike)) and _disk_size(src) >= _OVERLAP_BYTES:
                 # streamed on its own, at its place in the order of ids
-                self._load_segment(segment, kind, strict, batch, batch_rows, results, tick)
+                self._load_segment(
+                    segment, kind, strict, batch, batch_rows, chunk_rows, results, tick
+                )
                 segment = []
-                results[i] = self._load_alone(src, kind, strict)
+                results[i] = self._load_alone(src, kind, strict, chunk_rows)
                 tick(1)
             else:
                 segment.append((i, src))
-        self._load_segment(segment, kind, strict, batch, batch_rows, results, tick)
+        self._load_segment(segment, kind, strict, batch, batch_rows, chunk_rows, results, tick)
         return results  # type: ignore[return-value]
 
-    def _load_alone(self, src: Source, kind: str | None, strict: bool) -> LoadResult:
+    def _load_alone(
+        self, src: Source, kind: str | None, strict: bool, chunk_rows: int
+    ) -> LoadResult:
         """:meth:`load`, its errors returned in the result for :meth:`load_many`."""
         try:
-            return self.load(src, kind=kind, strict=strict)
+            return self.load(src, kind=kind, strict=strict, chunk_rows=chunk_rows)
         except IocharError as exc:
             return _failed(_uri(src), kind, exc)
 
@@ -610,6 +621,7 @@ class Store:
         strict: bool,
         batch: int,
         batch_rows: int,
+        chunk_rows: int,
         results: list[LoadResult | None],
         tick: Callable[[int], None],
     ) -> None:
@@ -664,7 +676,7 @@ class Store:
                 try:
                     k = kind or _load.sniff(src)
                     inp = _Input(k, uri, digest, size)
-                    for chunk in _load.parse(src, k, strict=strict):
+                    for chunk in _load.parse(src, k, strict=strict, chunk_rows=chunk_rows):
                         inp.add(chunk, keep=True)
                     inp.finish()
                 except IocharError as exc:

@@ -263,3 +263,19 @@ def test_a_large_file_streams_through_load_at_its_place(tmp_path, monkeypatch):
         assert [r.source_id for r in res] == list(range(len(paths)))
         got = _snapshot(db)
     assert got == _one_by_one(paths)
+
+
+def test_tolerant_load_many_counts_skips_like_load():
+    """A real DXT trace with one damaged line, as bytes: skipped, counted, warned once."""
+    damaged = TRACE[0].read_bytes() + b"read,not-a-number,1,/x\n"
+    with iochar.connect(":memory:") as db:
+        with pytest.warns(iochar.errors.SkippedRecordsWarning, match="skipped 1 bad record"):
+            [res] = db.load_many([damaged], strict=False, chunk_rows=40)
+        got = _snapshot(db)
+    with iochar.connect(":memory:") as ref:
+        with pytest.warns(iochar.errors.SkippedRecordsWarning):
+            one = ref.load(damaged, strict=False, chunk_rows=40)
+        want = _snapshot(ref)
+    assert res.error is None and res.skipped == one.skipped == 1
+    assert res.skips[0].line == one.skips[0].line == 152
+    assert got == want
