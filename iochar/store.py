@@ -16,6 +16,9 @@ Examples
 1
 >>> db.load(b"op,t_start,size\\nwrite,0.5,4096\\n", kind="trace-csv").duplicate
 True
+
+Many small inputs load faster with :meth:`Store.load_many`: several inputs per
+transaction, each still all or nothing.
 """
 
 from __future__ import annotations
@@ -571,6 +574,25 @@ class Store:
             The store is read-only.
         ParameterError
             ``batch``, ``batch_rows`` or ``chunk_rows`` is not an int >= 1.
+
+        Notes
+        -----
+        The guarantees are DESIGN.md's loading rules, kept per input: a batch
+        is one DuckDB transaction, whose rows reach the write-ahead log only
+        at ``COMMIT``, so a process killed before it (``kill -9``) leaves none
+        of the batch visible and a rolled-back batch leaves the database as
+        it was. Ids are those :meth:`load` would give, input after input (see
+        :meth:`_cursor`). Memory holds at most one batch (``batch`` inputs or
+        ``batch_rows`` rows) plus :data:`_PARSE_AHEAD` inputs parsed ahead.
+
+        Examples
+        --------
+        >>> import iochar
+        >>> db = iochar.connect(":memory:")
+        >>> ok = b"op,t_start,size\\nwrite,0.5,4096\\n"
+        >>> res = db.load_many([ok, b"op,t_start,size\\nwrite,x,1\\n", ok], kind="trace-csv")
+        >>> [(r.source_id, r.duplicate, r.error is not None) for r in res]
+        [(0, False, False), (None, False, True), (0, True, False)]
         """
         if self.read_only:
             raise IocharError(f"database {self.path!r} is open read-only")
