@@ -38,7 +38,22 @@ __all__ = [
 ]
 
 _LAZY = {"Store": "iochar.store", "LoadResult": "iochar.store"}
-_SUBMODULES = ("load", "schema", "store", "errors", "datasets", "cli")
+#: Subpackages imported on first use (``iochar.analyze``, ``from iochar import plot``).
+_SUBMODULES = (
+    "analyze",
+    "plot",
+    "narrate",
+    "report",
+    "load",
+    "datasets",
+    "synth",
+    "capture",
+    "result",
+    "schema",
+    "store",
+    "errors",
+    "cli",
+)
 
 
 def connect(
@@ -78,3 +93,8 @@ def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return importlib.import_module(f"iochar.{name}")
     raise AttributeError(f"module 'iochar' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names and the subpackages, though they are imported only on use."""
+    return sorted({*__all__, *_SUBMODULES})

@@ -85,3 +85,20 @@ def test_documented(qualname, obj):
     named = r"^(?:\w+, )*{}(?:, \w+)* :"
     missing = [p.name for p in params if not re.search(named.format(p.name), section, re.M)]
     assert not missing, f"{qualname}: parameters {missing} missing from Parameters"
+
+
+def test_dir_lists_the_subpackages_without_importing_them():
+    """Issue 19 item 5: ``dir(iochar)`` shows analyze, plot and synth, imported on use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, iochar\n"
+        "names = dir(iochar)\n"
+        "print(all(n in names for n in ('analyze', 'plot', 'synth', 'connect')),"
+        " 'iochar.analyze' in sys.modules, 'pandas' in sys.modules)\n"
+        "import iochar.analyze\n"
+        "print(iochar.analyze.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "False", "False", "iochar.analyze"]

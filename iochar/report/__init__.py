@@ -211,6 +211,15 @@ def _convert(key: str, text: str, default: Any, annotation: str = "") -> Any:
         if low in _TRUE | _FALSE:
             return low in _TRUE
         raise ReportError(f"parameter {key} expects true or false, got {text!r}")
+    scalar = re.fullmatch(r"(int|float)\b.*", annotation.strip())
+    if default is None and scalar:  # `job_id: int = None`: none, or that type
+        if text.strip().lower() in ("none", "null", ""):
+            return None
+        typ, word = (int, "an integer") if scalar.group(1) == "int" else (float, "a number")
+        try:
+            return typ(text)
+        except ValueError:
+            raise ReportError(f"parameter {key} expects {word} or none, got {text!r}") from None
     for typ, word in ((int, "an integer"), (float, "a number")):
         if isinstance(default, typ):
             try:
@@ -236,8 +245,10 @@ def coerce(path: str | os.PathLike[str], pairs: Iterable[tuple[str, Any]]) -> di
     ``str``; a ``None`` or list default accepts ``none``, a Python literal, or a word;
     a list default also accepts ``a,b,c``). A parameter annotated as a list in the
     cell (``targets: list[str] = None``; papermill cannot read ``| None``) turns a
-    word or ``a,b`` into a list. A string value naming an existing relative path
-    becomes absolute, since the notebook runs in its own folder.
+    word or ``a,b`` into a list, and one annotated ``int`` or ``float``
+    (``job_id: int = None``) takes ``none`` or a number of that type, so
+    ``-p job_id abc`` says the job id must be an integer. A string value naming an
+    existing relative path becomes absolute, since the notebook runs in its own folder.
 
     Parameters
     ----------

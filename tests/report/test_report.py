@@ -93,6 +93,20 @@ def test_coerce_types_and_refusals():
         report.coerce(book, [("jobs", "1")])
 
 
+def test_id_parameters_are_integers_or_none():
+    """Issue 19 item 5: `-p job_id abc` said the job was not in the database."""
+    book = report.resolve("01")
+    assert report.coerce(book, [("job_id", "3")]) == {"job_id": 3}
+    assert report.coerce(book, [("job_id", "none")]) == {"job_id": None}
+    assert report.coerce(book, [("bin_s", "0.5")]) == {"bin_s": 0.5}
+    with pytest.raises(ReportError, match="job_id expects an integer or none, got 'abc'"):
+        report.coerce(book, [("job_id", "abc")])
+    for other in sorted(book.parent.glob("0*.ipynb")):  # every id is annotated int
+        for name, default, ann in report._parameter_cell(other):
+            if name.endswith("_id"):
+                assert default is None and ann == "int", (other.name, name, ann)
+
+
 def test_coerce_list_parameters_from_their_annotation(tmp_path):
     nb = nbformat.v4.new_notebook(
         cells=[
