@@ -88,11 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "load",
         help="load inputs, print what landed per table",
-        description="Load each input in one transaction; the same bytes twice are a no-op.",
+        description="Load each input all or nothing; the same bytes twice are a no-op. "
+        "Many inputs load in few transactions (a bad one is reported, the others land; "
+        "the exit status is 1 when any failed).",
         epilog=_kinds_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="input files")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="input files, folders (searched recursively) or patterns ('logs/**/*.darshan'); "
+        "files found in folders that no loader recognises are skipped and counted",
+    )
     p.add_argument("--kind", default=None, help="input kind (default: sniffed)")
     p.add_argument(
         "--tolerant",
@@ -241,32 +249,119 @@ def _open(args: argparse.Namespace, read_only: bool = False):
         raise exc.with_retry("retry with a longer --wait SECONDS") from None
 
 
+def _expand_inputs(args_paths: list[str], kind: str | None) -> tuple[list[str], bool, dict]:
+    """The input files named by ``PATH`` arguments: files, folders and globs.
+
+    A folder is searched recursively and a pattern (``*``, ``?``, ``[``, ``**``) is
+    expanded as a shell would, recursively for ``**``; hidden files and folders are
+    left out. A file found that way that no loader recognises (sniffed on its first
+    bytes, unless ``kind`` is given) is skipped, counted by reason. A file named
+    directly is always tried, so a bad one still stops with its error.
+
+    Returns
+    -------
+    (list of str, bool, dict of str to int)
+        The files in order, whether any came from a folder or pattern, and the
+        skipped files per reason.
+    """
+    import glob
+
+    from iochar import load
+    from iochar.errors import InputError, UnknownKindError
+
+    files: list[str] = []
+    searched = False
+    skipped: dict[str, int] = {}
+    for arg in args_paths:
+        p = Path(arg)
+        if p.is_dir():
+            found = sorted(
+                str(f)
+                for f in p.rglob("*")
+                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
+        elif not p.exists() and glob.has_magic(arg):
+            found = sorted(f for f in glob.glob(arg, recursive=True) if Path(f).is_file())
+        else:
+            files.append(arg)
+            continue
+        searched = True
+        for f in found:
+            if kind is None:
+                try:
+                    load.sniff(f)
+                except UnknownKindError:
+                    skipped["not an input any loader recognises"] = (
+                        skipped.get("not an input any loader recognises", 0) + 1
+                    )
+                    continue
+                except InputError:
+                    skipped["empty or unreadable"] = skipped.get("empty or unreadable", 0) + 1
+                    continue
+            files.append(f)
+    return files, searched, skipped
+
+
 def cmd_load(args: argparse.Namespace) -> int:
     import warnings
 
     from iochar.errors import SkippedRecordsWarning
-    from iochar.progress import LoadProgress
+    from iochar.progress import InputsProgress, LoadProgress
 
+    paths, searched, skipped = _expand_inputs(args.paths, args.kind)
+    for reason, n in sorted(skipped.items()):
+        print(f"skipped {n:,} file{'s' if n != 1 else ''}: {reason}")
+    if not paths:
+        raise IocharError("no input to load in " + ", ".join(args.paths))
     db = _open(args)
     # a self-erasing line on a terminal only: quiet when piped or in a notebook
     show = not args.no_progress and sys.stderr.isatty()
     with db, warnings.catch_warnings():
         warnings.simplefilter("ignore", SkippedRecordsWarning)  # said in the summary line
-        for path in args.paths:
-            with LoadProgress(Path(path).name, path, enabled=show) as bar:
+        if len(paths) == 1 and not searched:
+            with LoadProgress(Path(paths[0]).name, paths[0], enabled=show) as bar:
                 res = db.load(
-                    path,
+                    paths[0],
                     kind=args.kind,
                     strict=not args.tolerant,
                     chunk_rows=args.chunk_rows,
                     progress=bar.update,
                 )
-            print(f"{res.summary()} ({res.seconds:.2f} s)")
-            for w in res.warnings:
-                print(f"  note: {w}")
-            for skip in res.skips[:5]:
-                print(f"  skipped line {skip.line}: {skip.reason}")
-    return 0
+            _print_result(res)
+            return 0
+        # many inputs: few transactions, each input still all or nothing (Store.load_many)
+        with InputsProgress(len(paths), enabled=show) as bar:
+            results = db.load_many(
+                paths,
+                kind=args.kind,
+                strict=not args.tolerant,
+                chunk_rows=args.chunk_rows,
+                progress=bar.update,
+            )
+    failed = 0
+    for res in results:
+        if res.error is not None:
+            failed += 1
+            print(f"{res.uri}: not loaded: {res.error}")
+        else:
+            _print_result(res)
+    landed = sum(r.error is None and not r.duplicate for r in results)
+    again = sum(r.error is None and r.duplicate for r in results)
+    n, k = len(results), sum(skipped.values())
+    print(
+        f"{n:,} input{'s' if n != 1 else ''}: {landed:,} loaded, {again:,} already in the "
+        f"database, {failed:,} failed"
+        + (f", {k:,} file{'s' if k != 1 else ''} skipped" if skipped else "")
+    )
+    return 1 if failed else 0
+
+
+def _print_result(res) -> None:
+    print(f"{res.summary()} ({res.seconds:.2f} s)")
+    for w in res.warnings:
+        print(f"  note: {w}")
+    for skip in res.skips[:5]:
+        print(f"  skipped line {skip.line}: {skip.reason}")
 
 
 def cmd_info(args: argparse.Namespace) -> int:

@@ -275,3 +275,44 @@ class LoadProgress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class InputsProgress(LoadProgress):
+    """The progress line of many inputs loaded at once (``Store.load_many``).
+
+    Use as ``progress=p.update``: the store calls it as ``(inputs_done, inputs_total)``
+    after each batch. The line reads ``N of M inputs (P%), R inputs/s, T s, ETA E``.
+
+    Parameters
+    ----------
+    total : int
+        Inputs to load.
+    **kw
+        As for :class:`LoadProgress` (``stream``, ``enabled``, ``delay``, ``interval``).
+    """
+
+    def __init__(self, total: int, **kw) -> None:
+        super().__init__("inputs", None, **kw)
+        self.total = total
+        self.done = 0
+
+    def update(self, done: int, total: int | None = None) -> None:
+        """``done`` inputs of ``total`` (default: the total given) written so far."""
+        self.done = done
+        if total:
+            self.total = total
+
+    def line(self) -> str:
+        """``N of M inputs (P%), R inputs/s, T s, ETA E`` with the parts that are known."""
+        elapsed = time.monotonic() - self._t0
+        parts = [f"{self.done:,} of {self.total:,} inputs"]
+        if self.total:
+            parts[0] += f" ({100 * self.done / self.total:.0f}%)"
+        if self.done and elapsed > 0:
+            rate = self.done / elapsed
+            parts.append(f"{rate:,.1f} inputs/s")
+            parts.append(f"{elapsed:.0f} s")
+            parts.append(f"ETA {max(self.total - self.done, 0) / rate:.0f} s")
+        else:
+            parts.append(f"{elapsed:.0f} s")
+        return ", ".join(parts)

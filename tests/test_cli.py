@@ -102,3 +102,38 @@ def test_synth_command_writes_loadable_trace(tmp_path, capsys):
     assert main(["load", str(out), "--db", db]) == 0
     assert "trace-parquet" in capsys.readouterr().out
     assert main(["synth", "nope", "-o", str(out)]) == 2
+
+
+def test_load_a_folder_and_a_pattern(tmp_path, capsys):
+    """Issue 19 item 5: `iochar load DIR` and globs, recursive; non-inputs skipped and
+    counted; a bad input is reported, the others land, and the exit status says so."""
+    import shutil
+    from pathlib import Path
+
+    import iochar
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    root = tmp_path / "archive"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    shutil.copy(data / "darshan" / "example.darshan", root / "a")
+    shutil.copy(data / "strace" / "ckpt_tt.strace", root / "a" / "b")
+    shutil.copy(data / "strace" / "workers_o.strace", root / ".hidden")  # left out
+    shutil.copy(data / "darshan" / "SOURCE.md", root / "a")  # no loader knows it
+    (root / "a" / "b" / "cut.csv").write_bytes(b"op,t_start\nwrite,abc\n")  # bad trace-csv
+    db = str(tmp_path / "f.duckdb")
+    assert main(["load", str(root), "--db", db]) == 1
+    out = capsys.readouterr().out
+    assert "skipped 1 file: not an input any loader recognises" in out
+    assert "cut.csv: not loaded:" in out and "'abc'" in out
+    assert "3 inputs: 2 loaded, 0 already in the database, 1 failed, 1 file skipped" in out
+    with iochar.connect(db, read_only=True) as store:
+        kinds = store.sql("SELECT kind FROM sources ORDER BY kind").fetchall()
+        assert kinds == [("darshan",), ("strace",)]
+    # a quoted pattern, recursive: the strace capture again is a no-op
+    assert main(["load", str(root / "**" / "*.strace"), "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "1 input: 0 loaded, 1 already in the database, 0 failed" in out
+    # a folder with nothing to load is an error, not silence
+    (tmp_path / "empty").mkdir()
+    assert main(["load", str(tmp_path / "empty"), "--db", db]) == 2
