@@ -920,7 +920,7 @@ class Store:
         Parameters
         ----------
         path : str or os.PathLike
-            Output file; ``.parquet`` writes Parquet, anything else CSV.
+            Output file: ``.csv`` (trace-csv) or ``.parquet`` (trace-parquet).
         job_id : int, optional
             Only this job.
 
@@ -928,8 +928,20 @@ class Store:
         -------
         int
             Rows written.
+
+        Raises
+        ------
+        ParameterError
+            Another suffix: nothing is written (a ``.txt`` once got CSV silently).
         """
         from iochar.load.trace_table import EXPORT_COLUMNS
+
+        out = os.fspath(path)
+        suffix = os.path.splitext(out)[1].lower()
+        if suffix not in (".csv", ".parquet"):
+            raise ParameterError(
+                "path", "Store.export_trace", "a file name ending in .csv or .parquet", out
+            )
 
         cols = ", ".join('f."path"' if c == "path" else f'o."{c}"' for c in EXPORT_COLUMNS)
         where = "WHERE o.job_id = $job" if job_id is not None else ""
@@ -940,9 +952,8 @@ class Store:
             "ORDER BY o.job_id, o.rank, o.t_start, o.t_end",
             params=params,
         )
-        out = os.fspath(path)
         n = rel.aggregate("count(*)").fetchall()[0][0]
-        if out.lower().endswith(".parquet"):
+        if suffix == ".parquet":
             rel.write_parquet(out)
         else:
             rel.write_csv(out, header=True)

@@ -60,6 +60,10 @@ def test_load_info_sql_export(tmp_path, capsys):
     out_csv = tmp_path / "back.csv"
     assert main(["export", str(out_csv), "--db", db]) == 0
     assert out_csv.read_text().count("\n") == 3
+    # an unknown suffix is refused, nothing written (it used to write CSV into it)
+    assert main(["export", str(tmp_path / "back.txt"), "--db", db]) == 2
+    assert "ending in .csv or .parquet" in capsys.readouterr().err
+    assert not (tmp_path / "back.txt").exists()
 
 
 def test_bad_input_is_one_line_no_traceback(tmp_path):
