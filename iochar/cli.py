@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _db_arg(p)
 
-    p = sub.add_parser("info", help="sources, tables and row counts")
+    p = sub.add_parser("info", help="inputs by kind, tables and row counts")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every input")
     _db_arg(p)
 
     p = sub.add_parser("sql", help="run a query and print the result")
@@ -369,11 +370,28 @@ def cmd_info(args: argparse.Namespace) -> int:
     with db:
         print(f"database: {db.path} (schema version {db.schema_version})")
         src = db.sql(
-            "SELECT source_id, kind, uri, rows, loaded_at FROM sources ORDER BY source_id"
+            "SELECT source_id, kind, uri, rows, loaded_at FROM sources ORDER BY kind, source_id"
         ).fetchall()
         print(f"sources: {len(src)}")
-        for sid, kind, uri, rows, at in src:
-            print(f"  {sid:>4}  {kind:<14} {rows:>12,} rows  {at:%Y-%m-%d %H:%M}  {uri}")
+        by_kind: dict[str, list] = {}
+        for row in src:
+            by_kind.setdefault(row[1], []).append(row)
+        for kind, rows in by_kind.items():
+            n = sum(r[3] for r in rows)
+            first = min(r[4] for r in rows)
+            last = max(r[4] for r in rows)
+            when = f"{first:%Y-%m-%d %H:%M}"
+            if f"{last:%Y-%m-%d %H:%M}" != when:
+                when += f" .. {last:%Y-%m-%d %H:%M}"
+            print(
+                f"  {kind:<14} {len(rows):>5} input{'s' if len(rows) != 1 else ' '} "
+                f"{n:>13,} rows  loaded {when}"
+            )
+            if args.verbose:
+                for sid, _, uri, nrows, at in rows:
+                    print(f"    {sid:>5}  {nrows:>12,} rows  {at:%Y-%m-%d %H:%M}  {uri}")
+        if src and not args.verbose:
+            print("  (--verbose lists every input)")
         print("tables:")
         for table, n in db.row_counts().items():
             print(f"  {table:<16} {n:>12,}")

@@ -43,6 +43,9 @@ def test_load_info_sql_export(tmp_path, capsys):
     assert main(["info", "--db", db]) == 0
     out = capsys.readouterr().out
     assert "trace-csv" in out and "ops" in out
+    assert "1 input " in out and "t.csv" not in out  # grouped by kind; -v names each
+    assert main(["info", "-v", "--db", db]) == 0
+    assert "t.csv" in capsys.readouterr().out
     assert (
         main(
             [
