@@ -416,8 +416,86 @@ def cmd_sql(args: argparse.Namespace) -> int:
             out.writerow(rel.columns)
             out.writerows(rel.fetchall())
         else:
-            rel.show(max_rows=args.max_rows, max_width=200)
+            _print_table(rel, args.max_rows)
     return 0
+
+
+def _print_table(rel, max_rows: int) -> None:
+    """A query result as a table that fits the terminal (100 columns when piped).
+
+    Each cell stays on one line; a cell wider than its column's share ends in "…"
+    (``--format csv`` gives every value whole). Numbers are right-aligned, NULL is
+    shown as NULL, and the row count is said under the table.
+    """
+    import shutil
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    rows = rel.limit(max_rows + 1).fetchall()
+    total = rel.aggregate("count(*)").fetchall()[0][0] if len(rows) > max_rows else len(rows)
+    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
+    console = Console(width=width, highlight=False, soft_wrap=False)
+    table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    numeric = [str(t).split("(")[0] in _NUMERIC_TYPES for t in rel.types]
+    cells = [
+        ["NULL" if v is None else str(v).replace("\n", " ") for v in r] for r in rows[:max_rows]
+    ]
+    natural = [max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(rel.columns)]
+    # numbers are never cut; text columns share what is left (3 = padding and rule)
+    fixed = sum(w for w, num in zip(natural, numeric, strict=True) if num)
+    text = _fit_widths(
+        [w for w, num in zip(natural, numeric, strict=True) if not num],
+        width - 3 * len(natural) - fixed,
+    )
+    widths = [w if num else text.pop(0) for w, num in zip(natural, numeric, strict=True)]
+    for name, num, w in zip(rel.columns, numeric, widths, strict=True):
+        table.add_column(name, justify="right" if num else "left", no_wrap=True,
+                         overflow="ellipsis", width=w)  # fmt: skip
+    for row in cells:
+        table.add_row(*row)
+    console.print(table)
+    shown = min(len(rows), max_rows)
+    more = f", first {shown:,} shown (--max-rows, or --format csv for all)" if total > shown else ""
+    print(f"({total:,} row{'s' if total != 1 else ''}{more})")
+
+
+def _fit_widths(natural: list[int], room: int, floor: int = 8) -> list[int]:
+    """Column widths within ``room``: one cap for the widest columns, none below ``floor``.
+
+    The cap is the largest ``c`` with ``sum(min(w, c)) <= room``, so narrow columns
+    keep their width and only the wide ones are cut (water-filling).
+
+    >>> _fit_widths([9, 80, 120], 100)
+    [9, 45, 46]
+    >>> _fit_widths([3, 4], 100)
+    [3, 4]
+    """
+    if sum(natural) <= room:
+        return list(natural)
+    lo, hi = floor, max(natural)
+    while lo < hi:  # largest cap that fits
+        mid = (lo + hi + 1) // 2
+        if sum(min(w, mid) for w in natural) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    widths = [min(w, lo) for w in natural]
+    spare = room - sum(widths)  # hand what is left to the cut columns, one each
+    for k in sorted(range(len(widths)), key=lambda k: -natural[k]):
+        if spare <= 0 or widths[k] >= natural[k]:
+            continue
+        widths[k] += 1
+        spare -= 1
+    return widths
+
+
+#: DuckDB types printed right-aligned.
+_NUMERIC_TYPES = frozenset(
+    "TINYINT SMALLINT INTEGER BIGINT HUGEINT UTINYINT USMALLINT UINTEGER UBIGINT UHUGEINT "
+    "FLOAT DOUBLE DECIMAL".split()
+)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -144,3 +144,22 @@ def test_load_a_folder_and_a_pattern(tmp_path, capsys):
     # a folder with nothing to load is an error, not silence
     (tmp_path / "empty").mkdir()
     assert main(["load", str(tmp_path / "empty"), "--db", db]) == 2
+
+
+def test_sql_table_fits_100_columns(tmp_path, capsys):
+    """Issue 19 item 5: wide values (a source's JSON meta) are cut with an ellipsis
+    on one line each instead of wrapping over dozens of lines; numbers stay whole."""
+    from pathlib import Path
+
+    db = str(tmp_path / "s.duckdb")
+    log = Path(__file__).resolve().parents[1] / "data" / "darshan" / "dxt.darshan"
+    assert main(["load", str(log), "--db", db]) == 0
+    capsys.readouterr()
+    q = "SELECT source_id, uri, meta, rows FROM sources"
+    assert main(["sql", q, "--db", db]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), max(map(len, lines))
+    assert len(lines) == 4 and lines[-1] == "(1 row)"  # header, rule, the row, count
+    assert "…" in lines[2] and lines[2].rstrip().endswith("27092")
+    assert main(["sql", "SELECT NULL AS x", "--db", db]) == 0
+    assert "NULL" in capsys.readouterr().out
