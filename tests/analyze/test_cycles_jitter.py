@@ -66,6 +66,31 @@ def test_fifteen_percent_jitter_periods_are_right_and_sure():
     assert wrong_sure == []
 
 
+def test_fifteen_percent_jitter_on_held_out_seeds():
+    """At least 95% right and nothing wrong at confidence >= 0.9, over 10 unseen seeds.
+
+    Issue 17 item 7: 200 burst trains of 5 to 500 cycles, cycle lengths +-15%
+    (uniform, per cycle), 10^3 to 10^6 samples (``jittered_set`` with the
+    benchmark's lengths). The rules of issue 17's follow-up (a line is
+    evidence for one period only, the rescue gate at half the threshold, the
+    autocorrelation within half a cycle, sub-harmonics that are the line's
+    own skirt) were tuned on seeds 4-13 and 20-29; seeds 30-39 were not
+    looked at before this test (measured: 191 of 200 right, none wrong at
+    >= 0.9; 4-13: 193, 20-29: 189).
+    """
+    lengths = (1_000, 10_000, 100_000, 1_000_000)
+    ok, total, wrong_sure = 0, 0, []
+    for seed in range(30, 40):
+        for s in jittered_set(20, 0.15, seed, lengths):
+            P = find_periods(s.x).periods
+            total += 1
+            ok += bool(len(P)) and right(P.period_s.iloc[0], s.truth)
+            sure = P[P.confidence >= 0.9].period_s
+            wrong_sure += [(seed, s.truth, p) for p in sure if not right(p, s.truth)]
+    assert total == 200 and ok >= 190, ok
+    assert wrong_sure == []
+
+
 def test_jitter_estimate_follows_the_cycle_lengths():
     rng = np.random.default_rng(5)
     x, on = burst_train(30000, 150.0, rng, duty=0.1, jitter=0.15)
