@@ -55,6 +55,7 @@ Run (needs ``pip install ftio-hpc``)::
     python benchmarks/bench_ftio.py --quick    # 24 signals up to 3e5 samples, about a minute
     python benchmarks/bench_ftio.py --seed 7 --per-category 20
     python benchmarks/bench_ftio.py --suite jitter   # issue 17 only, about 1-2 minutes
+    python benchmarks/bench_ftio.py --jitter-seeds 4-13   # jitter20 on 10 seeds, iochar only
 
 Exit status 0 when all checks pass, 1 otherwise.
 """
@@ -310,7 +311,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--suite", choices=("all", "classic", "jitter"), default="all", help="which suite to run"
     )
+    ap.add_argument(
+        "--jitter-seeds",
+        default=None,
+        help="FIRST-LAST: jitter20 (+-15%%) over these seeds only, 20 signals each (iochar alone)",
+    )
     args = ap.parse_args(argv)
+    if args.jitter_seeds:
+        return jitter_seeds(args.jitter_seeds)
     core, fargs = _ftio_setup()
     ok_classic = ok_jitter = True
     if args.suite in ("all", "classic"):
@@ -510,6 +518,38 @@ def jitter_suite(args, core, fargs) -> bool:
         f"{'PASS' if cal_pass else 'FAIL'}"
     )
     return j_pass and n_pass and m_pass and cal_pass
+
+
+def jitter_seeds(spec: str) -> int:
+    """jitter20 over seeds FIRST-LAST (iochar only): right first periods and wrong sure ones.
+
+    The target of issue 17 item 7 (follow-up): at least 95% right and no
+    wrong period at confidence >= 0.9, on every block of ten seeds.
+    """
+    first, _, last = spec.partition("-")
+    seeds = range(int(first), int(last or first) + 1)
+    lengths = (1_000, 10_000, 100_000, 1_000_000)
+    ok = total = wrong = 0
+    for seed in seeds:
+        for i, s in enumerate(jittered_set(20, 0.15, seed, lengths)):
+            ours, _ = run_ours_conf(s.x)
+            total += 1
+            hit = _first_ok("jitter", s.truth, ours)
+            bad = sum(c >= 0.9 and not _right(p, s.truth) for p, c in ours)
+            ok += hit
+            wrong += bad
+            if not hit or bad:
+                print(
+                    f"seed {seed} #{i} n={len(s.x)} truth={s.truth[0]:.1f} "
+                    f"cycles={len(s.x) / s.truth[0]:.1f} "
+                    f"iochar={[(round(p, 1), round(c, 3)) for p, c in ours]}"
+                )
+    passed = ok >= 0.95 * total and wrong == 0
+    print(
+        f"jitter20 +-15%, seeds {seeds.start}-{seeds.stop - 1}: {ok}/{total} right, "
+        f"{wrong} wrong at >= 0.9 -> {'PASS' if passed else 'FAIL'}"
+    )
+    return 0 if passed else 1
 
 
 def _ftio_version() -> str:
