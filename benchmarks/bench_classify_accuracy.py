@@ -31,23 +31,9 @@ import pyarrow.parquet as pq
 import iochar
 from iochar.analyze import classify as classify_mod
 from iochar.datasets.synth import SCENARIOS, Workload, make_scenario, make_workload
+from iochar.testing.counters import trace_to_counters
 
 TARGET = 0.95
-
-# Darshan-like counters made from a trace: what file_stats holds without DXT
-_TO_COUNTERS = """
-INSERT INTO file_stats (job_id, file_id, rank, module, bytes_read, bytes_written, reads, writes,
-  max_byte_read, max_byte_written, first_read_t, last_read_t, first_write_t, last_write_t)
-SELECT job_id, file_id, NULL, 'POSIX',
-  coalesce(sum(size) FILTER (WHERE op = 'read'), 0),
-  coalesce(sum(size) FILTER (WHERE op = 'write'), 0),
-  count(*) FILTER (WHERE op = 'read'), count(*) FILTER (WHERE op = 'write'),
-  max("offset" + size - 1) FILTER (WHERE op = 'read'),
-  max("offset" + size - 1) FILTER (WHERE op = 'write'),
-  min(t_start) FILTER (WHERE op = 'read'), max(t_end) FILTER (WHERE op = 'read'),
-  min(t_start) FILTER (WHERE op = 'write'), max(t_end) FILTER (WHERE op = 'write')
-FROM ops WHERE op IN ('read', 'write') GROUP BY job_id, file_id
-"""
 
 
 def draw(rng: np.random.Generator) -> Workload:
@@ -95,8 +81,7 @@ def score(ops, truth) -> dict[str, tuple[int, int, float, float]]:
         db.load(buf.getvalue(), kind="trace-parquet")
         for source in ("trace", "counters"):
             if source == "counters":
-                db.con.execute(_TO_COUNTERS)
-                db.con.execute("DELETE FROM ops")
+                trace_to_counters(db)
             got = classify_mod.classify(db).merge(truth, on="path", suffixes=("", "_true"))
             ok = (got["class"] == got["class_true"]).to_numpy()
             nbytes = (got["bytes_read"] + got["bytes_written"]).to_numpy(np.float64)

@@ -22,6 +22,7 @@ import iochar
 from iochar.analyze.classify import CLASSES, classify
 from iochar.datasets.synth import make_workload
 from iochar.errors import ParameterError
+from iochar.testing.counters import trace_to_counters
 from iochar.testing.strategies import workloads
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -112,22 +113,6 @@ def test_class_rate_and_breakdown(store):
     assert bd.ops.sum() == calls and bd.ops_share.sum() == pytest.approx(1)
 
 
-# Darshan-like counters made from a trace: what file_stats holds without DXT
-_TO_COUNTERS = """
-INSERT INTO file_stats (job_id, file_id, rank, module, bytes_read, bytes_written, reads, writes,
-  max_byte_read, max_byte_written, first_read_t, last_read_t, first_write_t, last_write_t)
-SELECT job_id, file_id, NULL, 'POSIX',
-  coalesce(sum(size) FILTER (WHERE op = 'read'), 0),
-  coalesce(sum(size) FILTER (WHERE op = 'write'), 0),
-  count(*) FILTER (WHERE op = 'read'), count(*) FILTER (WHERE op = 'write'),
-  max("offset" + size - 1) FILTER (WHERE op = 'read'),
-  max("offset" + size - 1) FILTER (WHERE op = 'write'),
-  min(t_start) FILTER (WHERE op = 'read'), max(t_end) FILTER (WHERE op = 'read'),
-  min(t_start) FILTER (WHERE op = 'write'), max(t_end) FILTER (WHERE op = 'write')
-FROM ops WHERE op IN ('read', 'write') GROUP BY job_id, file_id
-"""
-
-
 @settings(max_examples=25, deadline=None)
 @given(workloads(), st.integers(0, 2**32 - 1))
 def test_counters_only_classification_on_drawn_workloads(w, seed):
@@ -137,8 +122,7 @@ def test_counters_only_classification_on_drawn_workloads(w, seed):
     pq.write_table(ops, buf)
     with iochar.connect(":memory:") as db:
         db.load(buf.getvalue(), kind="trace-parquet")
-        db.con.execute(_TO_COUNTERS)
-        db.con.execute("DELETE FROM ops")
+        trace_to_counters(db)
         got = classify(db).merge(truth, on="path", suffixes=("", "_true"))
     assert len(got) == len(truth) and (got.basis == "file_stats:POSIX").all()
     wrong = got[got["class"] != got["class_true"]]

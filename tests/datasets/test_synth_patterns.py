@@ -20,21 +20,7 @@ import iochar
 from iochar.analyze.classify import classify
 from iochar.datasets.synth import Workload, make_workload
 from iochar.errors import ParameterError
-
-# Darshan-like counters made from a trace: what file_stats holds without DXT
-_TO_COUNTERS = """
-INSERT INTO file_stats (job_id, file_id, rank, module, bytes_read, bytes_written, reads, writes,
-  max_byte_read, max_byte_written, first_read_t, last_read_t, first_write_t, last_write_t)
-SELECT job_id, file_id, NULL, 'POSIX',
-  coalesce(sum(size) FILTER (WHERE op = 'read'), 0),
-  coalesce(sum(size) FILTER (WHERE op = 'write'), 0),
-  count(*) FILTER (WHERE op = 'read'), count(*) FILTER (WHERE op = 'write'),
-  max("offset" + size - 1) FILTER (WHERE op = 'read'),
-  max("offset" + size - 1) FILTER (WHERE op = 'write'),
-  min(t_start) FILTER (WHERE op = 'read'), max(t_end) FILTER (WHERE op = 'read'),
-  min(t_start) FILTER (WHERE op = 'write'), max(t_end) FILTER (WHERE op = 'write')
-FROM ops WHERE op IN ('read', 'write') GROUP BY job_id, file_id
-"""
+from iochar.testing.counters import trace_to_counters
 
 BASES = [
     Workload(runtime_s=60, iterations=12, ckpt_every=3, nprocs=2),
@@ -62,8 +48,7 @@ def _score(ops, truth):
         db.load(buf.getvalue(), kind="trace-parquet")
         for source in ("trace", "counters"):
             if source == "counters":
-                db.con.execute(_TO_COUNTERS)
-                db.con.execute("DELETE FROM ops")
+                trace_to_counters(db)
             got = classify(db).merge(truth, on="path", suffixes=("", "_true"))
             assert len(got) == len(truth)
             out[source] = got
