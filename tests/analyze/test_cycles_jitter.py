@@ -205,3 +205,82 @@ def test_real_checkpoint_period_from_the_program_source(store):
     res = find_periods(signal_from_ops(store, path="*/ckpt.*", op="write"))
     assert abs(res.period_s - every * iteration) <= 0.02 * every * iteration
     assert res.periods.confidence.iloc[0] > 0.99
+
+
+# --------------------------------------------------------------------------- burst rules
+
+BENCH_LENGTHS = (1_000, 10_000, 100_000, 1_000_000)  # benchmarks/bench_ftio.py --jitter-seeds
+
+
+def test_a_harmonic_of_few_bursts_is_no_cycle():
+    """Seed 45 #5: 6 bursts of a 5.7-cycle train (+-15%) over 10^4 samples.
+
+    Its 5th harmonic (355 samples) used to be reported at confidence 0.999. A
+    cycle of a burst train holds a burst (Miller & Katz 1991, section 5.3):
+    windows of 355 samples hold an onset in 6 of 28, under half, so it is no
+    cycle. No period is better than a wrong sure one.
+    """
+    s = jittered_set(20, 0.15, 45, BENCH_LENGTHS)[5]
+    n, truth = len(s.x), s.truth[0]
+    assert n == 10_000 and 5 < n / truth < 6
+    b = C._bursts(s.x)
+    assert b is not None and len(b.start) == 6  # one burst per realised cycle
+    assert C._unsupported(b, {"L": truth / 5, "coverage": 0.9}, n)
+    assert not C._unsupported(b, {"L": truth, "coverage": 0.9}, n)
+    P = find_periods(s.x, min_confidence=0.5).periods
+    assert all(right(p, s.truth) for p in P.period_s[P.confidence >= 0.9])
+
+
+def test_lines_of_one_comb_give_one_period():
+    """Seed 49 #8: 9 alike bursts of an 8.8-cycle train (+-15%), 10^3 samples.
+
+    2x and 2/3 x the period (223.8 and 74.7 samples: frequency ratios 1/2 and
+    3/2 of the 113.7-sample period) used to be reported at confidence >= 0.99
+    beside it. Their bursts are the reported period's bursts, all alike: one
+    comb, one period.
+    """
+    s = jittered_set(20, 0.15, 49, BENCH_LENGTHS)[8]
+    n, truth = len(s.x), s.truth[0]
+    b = C._bursts(s.x)
+    assert b is not None and len(b.start) == 9
+    first = [{"L": truth, "coverage": 1.0}]
+    for L in (2 * truth, 2 * truth / 3):
+        assert C._comb_only(b, {"L": L, "coverage": 0.9}, first, n)
+    P = find_periods(s.x).periods
+    assert len(P) == 1 and right(P.period_s.iloc[0], s.truth)
+    P = find_periods(s.x, min_confidence=0.5).periods
+    assert all(right(p, s.truth) for p in P.period_s[P.confidence >= 0.9])
+
+
+def test_nested_and_second_trains_keep_both_periods():
+    # a burst every 10 s, every third one larger (a checkpoint every 3
+    # iterations), and two trains (every 10 s and every 30 s, separate bursts):
+    # periods in a ratio 1/3 with bursts of their own, both reported
+    rng = np.random.default_rng(7)
+    n = 3000
+    x, on = burst_train(n, 10.0, rng, duty=0.2)
+    for t0 in on[::3]:
+        x[int(t0) + 2 : int(t0) + 4] += 1.0
+    x += rng.normal(0, 0.02, n)
+    rng = np.random.default_rng(8)
+    a, _ = burst_train(n, 10.0, rng, duty=0.2)
+    b, _ = burst_train(n, 30.0, rng, duty=0.07)
+    y = a + b + rng.normal(0, 0.02, n)
+    for sig in (x, y):
+        bursts = C._bursts(sig)
+        assert bursts is not None
+        ten, thirty = {"L": 10.0, "coverage": 1.0}, {"L": 30.0, "coverage": 1.0}
+        assert not C._comb_only(bursts, ten, [thirty], n)
+        assert not C._comb_only(bursts, thirty, [ten], n)
+        P = find_periods(sig).periods
+        assert len(P) == 2 and (P.confidence > 0.99).all()
+        assert sorted(round(p) for p in P.period_s) == [10, 30]
+
+
+def test_burst_rules_stay_out_of_busy_or_noisy_signals():
+    # bursts are counted only when they stand clear of the noise: a busy signal
+    # (active most of the time) or Poisson arrivals give no count
+    rng = np.random.default_rng(2)
+    busy, _ = burst_train(5000, 50.0, rng, duty=0.7)
+    assert C._bursts(busy + rng.normal(0, 0.02, 5000)) is None
+    assert C._bursts(rng.poisson(3.0, 5000).astype(float)) is None
