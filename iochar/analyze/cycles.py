@@ -1361,12 +1361,15 @@ def _bursts(x: np.ndarray) -> _Bursts | None:
     """The bursts of a signal that is active a minority of the time, or None.
 
     The idle level is the median, the noise its median absolute deviation
-    (x 1.4826); a sample is active ``_B_SIGMA`` noise deviations and
-    ``_B_FLOOR`` of the range above the idle level. The count of bursts is
-    trusted only when the signal is bursty (active less than half the time,
-    Carns et al. 2011, section 4: mostly idle devices) and the active samples
-    carry ``_B_MASS`` of the excess over the idle level (bursts that stand
-    clear of the noise; under heavy noise, no count and no burst rule).
+    (x 1.4826), both from about ``_B_LEVEL_SAMPLES`` evenly spread samples,
+    as is the share of the excess mass below; a sample is active
+    ``_B_SIGMA`` noise deviations and ``_B_FLOOR`` of the range above the
+    idle level. The count of bursts is trusted only when the signal is
+    bursty (active less than half the time; Carns et al. 2011, section 4:
+    mostly idle devices) and the active samples carry ``_B_MASS`` of the
+    excess over the idle level (bursts that stand clear of the noise; under
+    heavy noise, no count and no burst rule). Start and stop are sample
+    indices (stop exclusive), volumes in signal units x samples.
     """
     step = max(1, len(x) // _B_LEVEL_SAMPLES)  # levels from evenly spread samples
     xs = x[::step]
@@ -1379,12 +1382,15 @@ def _bursts(x: np.ndarray) -> _Bursts | None:
     count = int(np.count_nonzero(act))
     if count == 0 or count >= 0.5 * len(x):
         return None
-    xa = x[act] - lo
-    total = float(np.add.reduce(xa))
-    if total < _B_MASS * float(np.add.reduce(np.maximum(x - lo, 0.0))):
+    ds = np.maximum(xs - lo, 0.0)  # the excess over the idle level (same samples)
+    if float(np.add.reduce(ds[ds > thr])) < _B_MASS * float(np.add.reduce(ds)):
         return None
-    d = np.flatnonzero(np.diff(act.view(np.int8), prepend=np.int8(0), append=np.int8(0)))
-    start, stop = d[0::2], d[1::2]
+    xa = x[act] - lo
+    d = np.flatnonzero(act[1:] != act[:-1]) + 1  # edges of the active runs
+    start = np.concatenate(([0], d[~act[d - 1]])) if act[0] else d[~act[d - 1]]
+    stop = d[act[d - 1]]
+    if act[-1]:
+        stop = np.concatenate((stop, [len(x)]))
     offsets = np.concatenate(([0], np.cumsum(stop - start)[:-1]))
     return _Bursts(start, stop, np.add.reduceat(xa, offsets))
 
