@@ -131,6 +131,29 @@ def build_parser() -> argparse.ArgumentParser:
     _db_arg(p)
 
     p = sub.add_parser(
+        "insights",
+        help="I/O problems found in the loaded jobs, with evidence and advice",
+        description="Run the insight rules (iochar.analyze.insights) on the database: "
+        "each finding has a code, a topic, a severity (info, warn, high) computed from "
+        "the numbers, the evidence and a recommendation. Rules that could not be checked "
+        "for lack of data are counted under the table.",
+    )
+    p.add_argument("--job", type=int, default=None, help="only this job_id")
+    p.add_argument(
+        "--min-severity",
+        choices=("info", "warn", "high"),
+        default="info",
+        help="leave out findings below this severity (default: info, all)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="a JSON list of objects (job_id, code, topic, severity, title, evidence, "
+        "recommendation)",
+    )
+    _db_arg(p)
+
+    p = sub.add_parser(
         "snapshot",
         help="walk a directory tree and write a file-system snapshot (Parquet)",
         description="Walk DIR and write the size, times and owner of every regular file "
@@ -506,6 +529,64 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_insights(args: argparse.Namespace) -> int:
+    """Print the insights as a table or as JSON (issue 19, item 4)."""
+    import json
+
+    from iochar.analyze import insights
+
+    db = _open(args, read_only=True)
+    with db:
+        found = insights.run(db, job_id=args.job)
+    rank = {s: i for i, s in enumerate(insights.SEVERITIES)}
+    keep = found[found["severity"].map(rank) >= rank[args.min_severity]]
+    keys = ("job_id", "code", "topic", "severity", "title", "evidence", "recommendation")
+    records = [{k: row[k] for k in keys} for row in keep.to_dict("records")]
+    for r in records:
+        r["job_id"] = int(r["job_id"])
+    if args.json:
+        json.dump(records, sys.stdout, indent=1)
+        print()
+        return 0
+    _print_insights(records)
+    skipped = found.evidence["not_checked"]
+    print(
+        f"({len(records)} finding{'s' if len(records) != 1 else ''} at {args.min_severity} "
+        f"or above; {found.evidence['checked']} rule checks on {found.evidence['jobs']} "
+        f"job{'s' if found.evidence['jobs'] != 1 else ''}, {len(skipped)} not checked "
+        "for lack of data)"
+    )
+    return 0
+
+
+def _print_insights(records: list[dict]) -> None:
+    """Findings as a rich table, 100 columns when piped; key numbers in the evidence column."""
+    import shutil
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
+    console = Console(width=width, highlight=False, soft_wrap=False)
+    table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    colour = {"high": "bold red", "warn": "yellow", "info": "dim"}
+    for name in ("job", "severity", "code", "title", "evidence"):
+        table.add_column(name, justify="right" if name == "job" else "left")
+    for r in records:
+        ev = ", ".join(
+            f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["evidence"].items()
+        )
+        table.add_row(
+            str(r["job_id"]),
+            f"[{colour[r['severity']]}]{r['severity']}[/]",
+            r["code"],
+            r["title"],
+            ev,
+        )
+    console.print(table)
+
+
 def cmd_snapshot(args: argparse.Namespace) -> int:
     from iochar.capture.walk import snapshot_dir
 
@@ -699,6 +780,7 @@ _COMMANDS = {
     "info": cmd_info,
     "sql": cmd_sql,
     "export": cmd_export,
+    "insights": cmd_insights,
     "snapshot": cmd_snapshot,
     "synth": cmd_synth,
     "demo": cmd_demo,

@@ -1,0 +1,179 @@
+"""Insights: which I/O problems a job shows, with the numbers and what to do (issue 19).
+
+Each rule is data (:class:`Rule`): a code, a topic, a title, a SQL query over the
+store with bound threshold parameters (:class:`Param`, each with its default and
+the source of that default), a grading computed from the numbers (``info`` /
+``warn`` / ``high``), and a recommendation with a reference. :func:`run` runs the
+rules on whatever the database holds and says which rules could not be checked for
+which job, for lack of data. Users change thresholds with ``params=`` and add rules
+with ``rules=`` (their own :class:`Rule` objects) without editing iochar.
+
+The built-in rules and the sources of their defaults (mostly Drishti's
+``thresholds``, drishti-io ``drishti/includes/config.py``) are in
+:mod:`iochar.analyze.insights.rules`.
+
+Examples
+--------
+>>> import iochar
+>>> from iochar.analyze import insights
+>>> db = iochar.connect(":memory:")
+>>> found = insights.run(db)
+>>> list(found.columns) == list(insights.COLUMNS)
+True
+>>> len(found), len(found.evidence["not_checked"])
+(0, 0)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from iochar.analyze.insights._rule import SEVERITIES, TOPICS, Param, Rule
+from iochar.analyze.insights.rules import RULES
+from iochar.errors import ParameterError
+
+__all__ = ["COLUMNS", "RULES", "SEVERITIES", "TOPICS", "Param", "Rule", "run", "rule_params"]
+
+#: Columns of :func:`run`.
+COLUMNS = ("job_id", "code", "topic", "severity", "title", "evidence", "recommendation", "sql")
+
+_CALLER = "iochar.analyze.insights.run"
+
+
+def rule_params(rule: Rule, params: Mapping[str, float] | None = None) -> dict[str, float]:
+    """The thresholds of ``rule`` as used: defaults, overridden by ``params``.
+
+    ``params`` keys are a param name (applies to every rule that has it) or
+    ``"CODE.name"`` (that rule only, wins over the plain name).
+    """
+    values = rule.defaults()
+    for key, value in (params or {}).items():
+        code, _, name = key.rpartition(".")
+        if name in values and code in ("", rule.code):
+            values[name] = float(value)
+    return values
+
+
+def _check_params(rules: list[Rule], params: Mapping[str, float]) -> None:
+    known = {p.name for r in rules for p in r.params}
+    known |= {f"{r.code}.{p.name}" for r in rules for p in r.params}
+    for key, value in params.items():
+        if key not in known:
+            raise ParameterError(
+                "params", _CALLER, f"a mapping with keys among {sorted(known)}", key
+            )
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or math.isnan(value):
+            raise ParameterError(f"params[{key!r}]", _CALLER, "a number", value)
+
+
+def _number(v: Any) -> Any:
+    """A JSON-friendly number (ints stay ints, NaN becomes None)."""
+    if v is None:
+        return None
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def run(
+    store,
+    *,
+    job_id: int | None = None,
+    rules: Iterable[Rule] | None = None,
+    params: Mapping[str, float] | None = None,
+):
+    """Run insight rules on the store.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Only this job (default: every job in ``jobs``).
+    rules : iterable of Rule, optional
+        The rules to run (default :data:`RULES`; pass ``[*RULES, my_rule]`` to add).
+    params : mapping, optional
+        Threshold overrides: ``{"small_requests": 0.2}`` for every rule that has that
+        param, ``{"SMALL-IO-1.small_requests": 0.2}`` for one rule.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per finding, columns :data:`COLUMNS`: ``evidence`` is a dict of the
+        numbers the rule's SQL returned for the job, ``sql`` the rule's query (run
+        with ``job_id`` and the thresholds in ``.params[code]`` bound).
+        Sorted by job, then severity (high first), then code.
+        ``.evidence["not_checked"]``: a list of ``{"job_id", "code", "needs"}`` for
+        each job a rule could not check (no data for it); ``.evidence["checked"]``:
+        how many (job, rule) pairs were checked; ``.params``: thresholds as used, by
+        rule code.
+
+    Raises
+    ------
+    ParameterError
+        ``params`` names a threshold no rule has, or a value is not a number;
+        ``job_id`` is not an integer.
+    """
+    import pandas as pd
+
+    from iochar.result import Table
+
+    rules = list(RULES if rules is None else rules)
+    params = dict(params or {})
+    _check_params(rules, params)
+    if job_id is not None and (isinstance(job_id, bool) or not isinstance(job_id, int)):
+        raise ParameterError("job_id", _CALLER, "an integer or None", job_id)
+    jobs = [
+        r[0]
+        for r in store.sql(
+            "SELECT job_id FROM jobs WHERE ($job_id IS NULL OR job_id = $job_id) ORDER BY job_id",
+            {"job_id": job_id},
+        ).fetchall()
+    ]
+    rows: list[dict[str, Any]] = []
+    not_checked: list[dict[str, Any]] = []
+    used: dict[str, dict[str, float]] = {}
+    checked = 0
+    for rule in rules:
+        values = rule_params(rule, params)
+        used[rule.code] = values
+        binds = {"job_id": job_id, **{k: v for k, v in values.items() if f"${k}" in rule.sql}}
+        rel = store.sql(rule.sql, binds)
+        names = rel.columns
+        seen = set()
+        for rec in rel.fetchall():
+            row = {n: _number(v) for n, v in zip(names, rec, strict=True)}
+            jid = row.pop("job_id")
+            seen.add(jid)
+            checked += 1
+            sev = rule.grade(row, values)
+            if sev is None:
+                continue
+            rows.append(
+                {
+                    "job_id": jid,
+                    "code": rule.code,
+                    "topic": rule.topic,
+                    "severity": sev,
+                    "title": rule.title,
+                    "evidence": row,
+                    "recommendation": f"{rule.recommendation} [{rule.reference}]",
+                    "sql": rule.sql.strip(),
+                }
+            )
+        not_checked += [
+            {"job_id": j, "code": rule.code, "needs": rule.needs} for j in jobs if j not in seen
+        ]
+    order = {s: i for i, s in enumerate(reversed(SEVERITIES))}
+    rows.sort(key=lambda r: (r["job_id"], order[r["severity"]], r["code"]))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    return Table(
+        frame,
+        evidence={"not_checked": not_checked, "checked": checked, "jobs": len(jobs)},
+        params=used,
+        sql=None,
+    )
