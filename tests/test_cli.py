@@ -163,3 +163,36 @@ def test_sql_table_fits_100_columns(tmp_path, capsys):
     assert "…" in lines[2] and lines[2].rstrip().endswith("27092")
     assert main(["sql", "SELECT NULL AS x", "--db", db]) == 0
     assert "NULL" in capsys.readouterr().out
+
+
+def test_insights_table_and_json(tmp_path, capsys):
+    """Issue 19 item 4: ``iochar insights`` as a table (100 columns when piped) and as a
+    JSON list of objects with the keys the issue names; --job and --min-severity filter."""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    db = str(tmp_path / "i.duckdb")
+    logs = [data / "darshan" / "dxt.darshan", data / "darshan" / "example.darshan"]
+    assert main(["load", *map(str, logs), "--db", db]) == 0
+    capsys.readouterr()
+
+    assert main(["insights", "--db", db, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    keys = {"job_id", "code", "topic", "severity", "title", "evidence", "recommendation"}
+    assert found and all(set(f) == keys for f in found)
+    assert all(isinstance(v, (int, float)) for f in found for v in f["evidence"].values())
+    # dxt.darshan: 1462 s of metadata time on one record (Drishti's limit is 30 s)
+    dxt_job = next(f["job_id"] for f in found if f["code"] == "METADATA-1")
+    assert {f["job_id"] for f in found} == {0, 1}
+    assert {"METADATA-1", "SMALL-IO-1"} <= {f["code"] for f in found if f["job_id"] == dxt_job}
+
+    assert main(["insights", "--db", db, "--json", "--min-severity", "high", "--job", "1"]) == 0
+    high = json.loads(capsys.readouterr().out)
+    assert high and {(f["job_id"], f["severity"]) for f in high} == {(1, "high")}
+
+    assert main(["insights", "--db", db]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 100 for line in lines), max(map(len, lines))
+    assert "METADATA-1" in "\n".join(lines)
+    assert lines[-1].startswith(f"({len(found)} findings at info or above;")
