@@ -190,6 +190,26 @@ def test_no_collective(db, jobs, found):
     assert _finding(found, jobs[EXAMPLE], "NO-COLLECTIVE-1") is None  # 16384 collective
 
 
+def test_redundant_reads_across_ranks(db, jobs, found):
+    """Ten ranks read the same bytes of the HDF5 files: per file, the bytes read (summed
+    over its records) exceed the read extent (max POSIX_MAX_BYTE_READ + 1)."""
+    job = jobs["hdf5_diagonal_write_bytes_range_dxt.darshan"]
+    per_file = db.sql(
+        "SELECT file_id, sum(value) FILTER (WHERE counter = 'POSIX_BYTES_READ') AS b, "
+        "max(value) FILTER (WHERE counter = 'POSIX_MAX_BYTE_READ') + 1 AS extent "
+        "FROM module_counters WHERE job_id = $j AND module = 'POSIX' GROUP BY file_id",
+        {"j": job},
+    ).fetchall()
+    reread = sum(max(0, b - e) for _, b, e in per_file if b)
+    total = sum(b for _, b, _ in per_file if b)
+    f = _finding(found, job, "REDUNDANT-READS-1")
+    assert f.severity == "high"
+    assert f.evidence["reread_bytes"] == reread and f.evidence["bytes_read"] == total
+    assert reread / total > 0.5
+    # each rank reads its own 16 MiB block once
+    assert _finding(found, jobs[RELEASE], "REDUNDANT-READS-1") is None
+
+
 def test_user_thresholds_change_severity(db, jobs):
     job = jobs[RELEASE]
     out = insights.run(db, job_id=job, params={"collective_operations_absolute": 5})

@@ -430,6 +430,63 @@ NO_COLLECTIVE = Rule(
     needs="Darshan MPI-IO counters (module_counters MPIIO_INDEP_*/MPIIO_COLL_*)",
 )
 
+# -- redundant-reads --------------------------------------------------------------------
+# A file's bytes read beyond its read extent (POSIX_MAX_BYTE_READ + 1) were read more
+# than once (by one rank, or by several ranks of a shared record): a lower bound of the
+# re-read bytes. Drishti P09's message says the same ("more data read than the highest
+# offset") but its test is the reverse (module.py:506, max offset > bytes read, i.e.
+# sparse reads), over job-wide maxima; iochar tests the message's condition per file.
+_REDUNDANT_SQL = f"""
+WITH f AS (
+  SELECT job_id, file_id, sum(coalesce(bytes_read, 0)) AS bytes_read,
+         max(max_byte_read) + 1 AS extent
+  FROM file_stats
+  WHERE module = 'POSIX' AND max_byte_read IS NOT NULL AND {_JOB}
+  GROUP BY job_id, file_id)
+SELECT job_id, sum(bytes_read)::BIGINT AS bytes_read,
+       sum(greatest(0, bytes_read - extent))::BIGINT AS reread_bytes,
+       count(*) FILTER (WHERE bytes_read > extent)::BIGINT AS reread_files,
+       sum(greatest(0, bytes_read - extent)) / sum(bytes_read) AS reread_share
+FROM f GROUP BY job_id HAVING sum(bytes_read) > 0
+"""
+
+REDUNDANT_READS = Rule(
+    code="REDUNDANT-READS-1",
+    topic="redundant-reads",
+    title="The same file bytes are read more than once",
+    sql=_REDUNDANT_SQL,
+    measure="reread_share",
+    warn_at="reread_share",
+    high_at="reread_share_high",
+    count="reread_bytes",
+    min_count="reread_bytes_absolute",
+    params=(
+        Param(
+            "reread_share",
+            0.0,
+            "share",
+            "Drishti P09 warns on any excess (drishti-io module.py:506, message's condition)",
+        ),
+        Param(
+            "reread_share_high",
+            0.5,
+            "share",
+            "iochar: half the bytes read are re-reads (the data is read at least twice)",
+        ),
+        Param(
+            "reread_bytes_absolute",
+            1048576,
+            "bytes",
+            "iochar: less than one small request's worth (Drishti small_bytes, drishti "
+            "config.py:39) is only info",
+        ),
+    ),
+    recommendation="Read each piece once and keep it (cache in memory, or read on one "
+    "rank and broadcast with MPI_Bcast / collective reads).",
+    reference="Drishti P09 (check_traffic); Darshan POSIX_BYTES_READ, POSIX_MAX_BYTE_READ",
+    needs="per-file POSIX bytes read and extents (file_stats.max_byte_read)",
+)
+
 #: The built-in rules, in report order.
 RULES: tuple[Rule, ...] = (
     INCOMPLETE_LOG,
@@ -439,5 +496,6 @@ RULES: tuple[Rule, ...] = (
     METADATA_HEAVY,
     STDIO_HEAVY,
     MANY_SMALL_FILES,
+    REDUNDANT_READS,
     NO_COLLECTIVE,
 )
