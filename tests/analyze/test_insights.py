@@ -210,6 +210,27 @@ def test_redundant_reads_across_ranks(db, jobs, found):
     assert _finding(found, jobs[RELEASE], "REDUNDANT-READS-1") is None
 
 
+def test_shared_file_independent(db, jobs, found):
+    """imbalanced-io's shared records: job-wide most MPI-IO calls are collective (no
+    NO-COLLECTIVE-1), but one shared file takes its 2534 independent calls."""
+    job = jobs[IMBALANCED]
+    per_file = db.sql(
+        "SELECT file_id, sum(value) FILTER (WHERE counter LIKE 'MPIIO_INDEP_%S') AS i, "
+        "sum(value) FILTER (WHERE counter IN ('MPIIO_COLL_READS', 'MPIIO_COLL_WRITES')) AS c "
+        "FROM module_counters WHERE job_id = $j AND module = 'MPI-IO' AND rank IS NULL "
+        "AND counter IN ('MPIIO_INDEP_READS', 'MPIIO_INDEP_WRITES', 'MPIIO_COLL_READS', "
+        "'MPIIO_COLL_WRITES') GROUP BY file_id",
+        {"j": job},
+    ).fetchall()
+    worst = max(per_file, key=lambda r: r[1] / (r[1] + r[2]))
+    assert worst[1] > 1000 and 0.5 < worst[1] / (worst[1] + worst[2]) < 0.99
+    f = _finding(found, job, "SHARED-INDEP-1")
+    assert f.severity == "warn" and f.evidence["worst_file_id"] == worst[0]
+    assert f.evidence["indep_ops"] == worst[1] == 2534
+    assert _finding(found, job, "NO-COLLECTIVE-1") is None
+    assert _finding(found, jobs[EXAMPLE], "SHARED-INDEP-1") is None  # 18 of 16402
+
+
 def test_user_thresholds_change_severity(db, jobs):
     job = jobs[RELEASE]
     out = insights.run(db, job_id=job, params={"collective_operations_absolute": 5})

@@ -487,6 +487,68 @@ REDUNDANT_READS = Rule(
     needs="per-file POSIX bytes read and extents (file_stats.max_byte_read)",
 )
 
+# -- shared-file-independent ------------------------------------------------------------
+# A file is shared when Darshan reduced its MPI-IO record over all ranks (rank NULL) or
+# when several ranks have records of it. On each shared file, the share of MPI-IO calls
+# that were independent; the job is graded on its worst shared file (Drishti's per-file
+# detail of M02/M03, module.py:582-584, uses the same 1000-call guard). The worst file
+# has the highest share, ties broken by the most independent calls (share * 1e18 +
+# calls orders by share first: calls are far below 1e18).
+_SHARED_INDEP_SQL = f"""
+WITH f AS (
+  SELECT job_id, file_id,
+         sum(value) FILTER (WHERE counter IN ('MPIIO_INDEP_READS', 'MPIIO_INDEP_WRITES'))
+           AS indep_ops,
+         sum(value) FILTER (WHERE counter IN ('MPIIO_COLL_READS', 'MPIIO_COLL_WRITES'))
+           AS coll_ops
+  FROM module_counters
+  WHERE module = 'MPI-IO' AND file_id IS NOT NULL AND {_JOB}
+    AND counter IN ('MPIIO_INDEP_READS', 'MPIIO_INDEP_WRITES',
+                    'MPIIO_COLL_READS', 'MPIIO_COLL_WRITES')
+  GROUP BY job_id, file_id
+  HAVING bool_or(rank IS NULL) OR count(DISTINCT rank) > 1),
+g AS (SELECT *, indep_ops / (indep_ops + coll_ops) AS share FROM f
+      WHERE indep_ops + coll_ops > 0)
+SELECT job_id, count(*)::BIGINT AS shared_files,
+       arg_max(file_id, share * 1e18 + indep_ops) AS worst_file_id,
+       max(share) AS indep_share,
+       arg_max(indep_ops, share * 1e18 + indep_ops)::BIGINT AS indep_ops,
+       arg_max(coll_ops, share * 1e18 + indep_ops)::BIGINT AS coll_ops
+FROM g GROUP BY job_id
+"""
+
+SHARED_FILE_INDEPENDENT = Rule(
+    code="SHARED-INDEP-1",
+    topic="shared-file-independent",
+    title="A file shared by several ranks is accessed with independent MPI-IO calls",
+    sql=_SHARED_INDEP_SQL,
+    measure="indep_share",
+    warn_at="collective_operations",
+    high_at="collective_operations_high",
+    count="indep_ops",
+    min_count="collective_operations_absolute",
+    params=(
+        Param("collective_operations", 0.5, "share", _drishti(49, "collective_operations", 0.5)),
+        Param(
+            "collective_operations_high",
+            0.99,
+            "share",
+            "iochar: (nearly) no collective call on the file",
+        ),
+        Param(
+            "collective_operations_absolute",
+            1000,
+            "count",
+            _drishti(50, "collective_operations_absolute", 1000),
+        ),
+    ),
+    recommendation="Access the shared file with collective calls (MPI_File_write_all, "
+    "MPI_File_read_at_all) so ROMIO's two-phase I/O merges the ranks' requests.",
+    reference="Drishti M02/M03 per-file detail (module.py:582); Thakur et al., 'Data "
+    "sieving and collective I/O in ROMIO', Frontiers 1999",
+    needs="Darshan MPI-IO counters of a shared file (module_counters)",
+)
+
 #: The built-in rules, in report order.
 RULES: tuple[Rule, ...] = (
     INCOMPLETE_LOG,
@@ -498,4 +560,5 @@ RULES: tuple[Rule, ...] = (
     MANY_SMALL_FILES,
     REDUNDANT_READS,
     NO_COLLECTIVE,
+    SHARED_FILE_INDEPENDENT,
 )
