@@ -19,7 +19,8 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    "cmd", [[], ["load"], ["info"], ["sql"], ["demo"], ["export"], ["snapshot"], ["synth"]]
+    "cmd",
+    [[], ["load"], ["info"], ["sql"], ["demo"], ["export"], ["snapshot"], ["synth"], ["insights"]],
 )
 def test_help_everywhere(cmd):
     r = run(*cmd, "--help")
