@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from iochar.analyze.cycles import find_periods
-from iochar.datasets.signals import benchmark_signals, jittered_set
+from iochar.datasets.signals import benchmark_signals, jittered_set, two_periods
 
 CATEGORIES = ("single", "double", "jitter", "noise", "gaps", "control")
 
@@ -137,13 +137,7 @@ def make_cases(per_category: int, lengths: tuple[int, ...], seed: int) -> list[C
                 x = x + rng.normal(0, 0.02, n)
                 cases.append(Case(cat, shape, x, (period,)))
             elif cat == "double":
-                p1 = n / _log_uniform(rng, 8, min(300, n / 12))
-                ratio = rng.uniform(1.6, 6.0)
-                while abs(ratio - round(ratio)) < 0.15:
-                    ratio = rng.uniform(1.6, 6.0)
-                p2 = p1 / ratio if p1 / ratio >= 4 else p1 * ratio
-                if n / max(p1, p2) < 5:
-                    p1, p2 = p1 / 2, p2 / 2
+                p1, p2 = two_periods(rng, n)
                 x = _train(n, p1, rng, duty) + _train(n, p2, rng, rng.uniform(0.02, 0.2),
                                                       height=rng.uniform(0.5, 2.0))  # fmt: skip
                 x = x + rng.normal(0, 0.05, n)
@@ -210,8 +204,9 @@ def _ftio_setup():
     return core, args
 
 
-def run_ftio(core, args, x: np.ndarray) -> tuple[list[float], float]:
-    """FTIO's periods, strongest first, and its wall time [s]."""
+def _ftio(core, args, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, float]:
+    """FTIO's dominant frequencies, their confidences (None when FTIO gives not one per
+    frequency) and its wall time [s]; no frequency when FTIO gives up on the input."""
     data = {
         "time": np.arange(len(x), dtype=float),
         "bandwidth": x.astype(float),
@@ -225,38 +220,24 @@ def run_ftio(core, args, x: np.ndarray) -> tuple[list[float], float]:
         try:
             pred, _ = core(data, args)
         except Exception:  # FTIO gives up on some inputs: no period
-            return [], time.perf_counter() - t0
+            return np.zeros(0), None, time.perf_counter() - t0
     elapsed = time.perf_counter() - t0
     freqs = np.atleast_1d(np.asarray(pred.dominant_freq, dtype=float))
     conf = np.atleast_1d(np.asarray(pred.conf, dtype=float))
-    if len(freqs) == 0:
-        return [], elapsed
-    order = np.argsort(-conf) if len(conf) == len(freqs) else np.arange(len(freqs))
+    return freqs, (conf if len(conf) == len(freqs) else None), elapsed
+
+
+def run_ftio(core, args, x: np.ndarray) -> tuple[list[float], float]:
+    """FTIO's periods, strongest first, and its wall time [s]."""
+    freqs, conf, elapsed = _ftio(core, args, x)
+    order = np.argsort(-conf) if conf is not None else np.arange(len(freqs))
     return [1.0 / f for f in freqs[order] if f > 0], elapsed
 
 
 def run_ftio_conf(core, args, x: np.ndarray) -> tuple[list[tuple[float, float]], float]:
     """FTIO's (period, confidence) pairs, most confident first, and its wall time [s]."""
-    data = {
-        "time": np.arange(len(x), dtype=float),
-        "bandwidth": x.astype(float),
-        "total_bytes": int(max(float(np.abs(x).sum()), 1.0)),
-        "ranks": 1,
-    }
-    sink = io.StringIO()
-    t0 = time.perf_counter()
-    with contextlib.redirect_stdout(sink), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            pred, _ = core(data, args)
-        except Exception:  # FTIO gives up on some inputs: no period
-            return [], time.perf_counter() - t0
-    elapsed = time.perf_counter() - t0
-    freqs = np.atleast_1d(np.asarray(pred.dominant_freq, dtype=float))
-    conf = np.atleast_1d(np.asarray(pred.conf, dtype=float))
-    if len(freqs) == 0:
-        return [], elapsed
-    if len(conf) != len(freqs):
+    freqs, conf, elapsed = _ftio(core, args, x)
+    if conf is None:
         conf = np.full(len(freqs), np.nan)
     order = np.argsort(-np.nan_to_num(conf, nan=0.0))
     return [(1.0 / freqs[i], float(conf[i])) for i in order if freqs[i] > 0], elapsed

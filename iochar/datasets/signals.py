@@ -34,7 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Signal", "burst_train", "true_period", "jittered_set", "benchmark_signals", "KINDS"]
+__all__ = [
+    "Signal",
+    "burst_train",
+    "true_period",
+    "two_periods",
+    "jittered_set",
+    "benchmark_signals",
+    "KINDS",
+]
 
 #: Categories of :func:`benchmark_signals`.
 KINDS = ("jitter", "drift", "multi", "few", "noise")
@@ -139,6 +147,25 @@ def true_period(onsets: np.ndarray) -> float:
 
 def _log_uniform(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
+
+
+def two_periods(rng: np.random.Generator, n: int) -> tuple[float, float]:
+    """Two periods of interleaved trains in ``n`` samples, neither a near multiple of
+    the other [samples].
+
+    The first is log-uniform for 8 to 300 cycles (at most ``n / 12``); the second
+    is it divided or multiplied by a ratio in [1.6, 6] at least 0.15 from an integer
+    (a harmonic ratio would make one comb), kept at 4 samples or more; both are
+    halved when the longer would fit fewer than 5 times.
+    """
+    p1 = n / _log_uniform(rng, 8, min(300, n / 12))
+    ratio = rng.uniform(1.6, 6.0)
+    while abs(ratio - round(ratio)) < 0.15:
+        ratio = rng.uniform(1.6, 6.0)
+    p2 = p1 / ratio if p1 / ratio >= 4 else p1 * ratio
+    if n / max(p1, p2) < 5:
+        p1, p2 = p1 / 2, p2 / 2
+    return p1, p2
 
 
 def _noise(rng: np.random.Generator, n: int, i: int) -> tuple[str, np.ndarray]:
@@ -248,13 +275,7 @@ def benchmark_signals(
                 out.append(Signal(kind, f"drift {d:+.0%}", x + noise, (true_period(on),), 0.05))
             elif kind == "multi":
                 j = (0.0, 0.05, 0.10)[i % 3]
-                p1 = n / _log_uniform(rng, 8, min(300, n / 12))
-                ratio = rng.uniform(1.6, 6.0)
-                while abs(ratio - round(ratio)) < 0.15:
-                    ratio = rng.uniform(1.6, 6.0)
-                p2 = p1 / ratio if p1 / ratio >= 4 else p1 * ratio
-                if n / max(p1, p2) < 5:
-                    p1, p2 = p1 / 2, p2 / 2
+                p1, p2 = two_periods(rng, n)
                 a, on1 = burst_train(n, p1, rng, duty=duty, jitter=j)
                 b, on2 = burst_train(
                     n, p2, rng, duty=rng.uniform(0.02, 0.2), jitter=j, height=rng.uniform(0.5, 2)
