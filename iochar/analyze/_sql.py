@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["has_dxt_posix", "one_layer", "LAYER_OPS"]
+__all__ = ["has_dxt_posix", "one_layer", "LAYER_OPS", "SPAN_GRID"]
 
 
 def has_dxt_posix(call: str = "call") -> str:
@@ -67,3 +67,18 @@ SELECT o.* FROM ops o
 WHERE o.op IN ('read', 'write') AND o.size IS NOT NULL AND o.error IS NULL
   AND ({one_layer("o.call", "o.job_id IN (SELECT job_id FROM ops WHERE call = 'DXT_POSIX')")})
 """
+
+
+#: The bins a per-bin series of one job covers: every bin ``b`` of a CTE ``binned``
+#: (one row per bin with data) and every bin of the job's span ``$lo..$hi``
+#: (:func:`iochar.analyze.characterize.span_bins`; NULL when unknown), so idle time
+#: before the first and after the last I/O shows as empty bins. Two CTEs to follow
+#: ``binned`` in a ``WITH``: ``bounds`` and ``grid`` (column ``b``).
+SPAN_GRID = """
+bounds AS (
+  SELECT least(min(b), CAST($lo AS BIGINT)) AS lo, greatest(max(b), CAST($hi AS BIGINT)) AS hi
+  FROM binned
+),
+grid AS (
+  SELECT range AS b FROM bounds, range(coalesce(bounds.lo, 0), coalesce(bounds.hi, -1) + 1)
+)""".strip()

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from iochar._validation import check_int, check_real
-from iochar.analyze._sql import LAYER_OPS
+from iochar.analyze._sql import LAYER_OPS, SPAN_GRID
 from iochar.analyze.fileio import FileIO, file_io
 from iochar.errors import ParameterError
 from iochar.result import Result, Table, join_sql
@@ -388,13 +388,7 @@ binned AS (
   SELECT job_id, op, floor(t_start / $bin_s)::BIGINT AS b, sum(size) AS nbytes, count(*) AS n
   FROM layer WHERE job_id = $job_id GROUP BY ALL
 ),
-bounds AS (
-  SELECT least(min(b), CAST($lo AS BIGINT)) AS lo, greatest(max(b), CAST($hi AS BIGINT)) AS hi
-  FROM binned
-),
-grid AS (
-  SELECT range AS b FROM bounds, range(coalesce(bounds.lo, 0), coalesce(bounds.hi, -1) + 1)
-)
+{SPAN_GRID}
 SELECT g.b * $bin_s AS t_s, o.op,
        coalesce(x.nbytes, 0) AS bytes, coalesce(x.n, 0) AS ios,
        coalesce(x.nbytes, 0) / $bin_s AS bps

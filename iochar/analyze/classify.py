@@ -110,7 +110,8 @@ import pandas as pd
 from iochar._units import fmt_bytes
 from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._counter_facts import COUNTER_PREFIX, counter_facts
-from iochar.analyze._sql import LAYER_OPS
+from iochar.analyze._sql import LAYER_OPS, SPAN_GRID
+from iochar.analyze.characterize import job_span, span_bins
 from iochar.analyze.fileio import FileIO, check_params, file_io
 from iochar.errors import ParameterError
 from iochar.result import Table
@@ -736,13 +737,7 @@ binned AS (
   FROM layer l LEFT JOIN lab c ON c.job_id = l.job_id AND c.file_id = l.file_id
   WHERE l.job_id = $job_id GROUP BY ALL
 ),
-bounds AS (
-  SELECT least(min(b), CAST($lo AS BIGINT)) AS lo, greatest(max(b), CAST($hi AS BIGINT)) AS hi
-  FROM binned
-),
-grid AS (
-  SELECT range AS b FROM bounds, range(coalesce(bounds.lo, 0), coalesce(bounds.hi, -1) + 1)
-)
+{SPAN_GRID}
 SELECT g.b * $bin_s AS t_s, k.class, coalesce(x.nbytes, 0) AS bytes, coalesce(x.n, 0) AS ios,
        coalesce(x.nbytes, 0) / $bin_s AS bps
 FROM grid g CROSS JOIN (SELECT unnest($classes) AS class) k
@@ -774,7 +769,6 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
         do (:func:`~iochar.analyze.characterize.job_span`), so both series have the
         same bins and idle time after the last I/O shows as zeros.
     """
-    from iochar.analyze.characterize import job_span, span_bins
 
     job_id = check_int(job_id, "job_id", "class_rate", "an int")
     bin_s = check_real(
