@@ -21,17 +21,13 @@ Prints files % and bytes % right per group and source, and exits 1 below target.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from dataclasses import replace
 
 import numpy as np
-import pyarrow.parquet as pq
 
-import iochar
-from iochar.analyze import classify as classify_mod
 from iochar.datasets.synth import SCENARIOS, Workload, make_scenario, make_workload
-from iochar.testing.counters import trace_to_counters
+from iochar.testing.counters import classify_both_ways
 
 TARGET = 0.95
 
@@ -74,18 +70,11 @@ def patterns(w: Workload, rng: np.random.Generator) -> list[Workload]:
 
 def score(ops, truth) -> dict[str, tuple[int, int, float, float]]:
     """(files right, files, bytes right, bytes) from the trace and from counters."""
-    buf = io.BytesIO()
-    pq.write_table(ops, buf)
     out = {}
-    with iochar.connect(":memory:") as db:
-        db.load(buf.getvalue(), kind="trace-parquet")
-        for source in ("trace", "counters"):
-            if source == "counters":
-                trace_to_counters(db)
-            got = classify_mod.classify(db).merge(truth, on="path", suffixes=("", "_true"))
-            ok = (got["class"] == got["class_true"]).to_numpy()
-            nbytes = (got["bytes_read"] + got["bytes_written"]).to_numpy(np.float64)
-            out[source] = (int(ok.sum()), len(truth), float(nbytes[ok].sum()), float(nbytes.sum()))
+    for source, got in classify_both_ways(ops, truth).items():
+        ok = (got["class"] == got["class_true"]).to_numpy()
+        nbytes = (got["bytes_read"] + got["bytes_written"]).to_numpy(np.float64)
+        out[source] = (int(ok.sum()), len(truth), float(nbytes[ok].sum()), float(nbytes.sum()))
     return out
 
 

@@ -12,7 +12,6 @@ import importlib.util
 import io
 from pathlib import Path
 
-import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -22,7 +21,7 @@ import iochar
 from iochar.analyze.classify import CLASSES, classify
 from iochar.datasets.synth import make_workload
 from iochar.errors import ParameterError
-from iochar.testing.counters import trace_to_counters
+from iochar.testing.counters import agreement, trace_to_counters
 from iochar.testing.strategies import workloads
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -129,18 +128,6 @@ def test_counters_only_classification_on_drawn_workloads(w, seed):
     assert len(wrong) <= 0.05 * len(got), wrong[["path", "class", "class_true", "reason"]]
 
 
-def _agreement(store) -> tuple[float, float, pd.DataFrame]:
-    """Classes from the trace and from the counters of the same run: the share of the
-    trace's files with data, and of their bytes, that get the same class."""
-    trace = classify(store, source="trace")
-    counters = classify(store, source="counters")
-    both = trace.merge(counters, on=["job_id", "file_id"], how="left", suffixes=("", "_cnt"))
-    nbytes = both.bytes_read + both.bytes_written
-    data = nbytes > 0
-    same = both["class"] == both["class_cnt"]
-    return same[data].mean(), nbytes[same].sum() / nbytes.sum(), both
-
-
 @requires_darshan
 def test_counters_only_agree_with_dxt_on_a_real_log(store):
     """The real dxt.darshan: classes from POSIX/STDIO counters equal classes from its DXT
@@ -154,7 +141,7 @@ def test_counters_only_agree_with_dxt_on_a_real_log(store):
     stdio = from_counters[from_counters.basis == "file_stats:STDIO"]
     assert stdio.path.str.endswith("/jre/lib/amd64/jvm.cfg").all()
     assert "STDIO_BYTES_READ" in stdio.reason.iloc[0]
-    files, nbytes, both = _agreement(store)
+    files, nbytes, both = agreement(store)
     assert len(both) == len(from_ops)  # every file with data is found in the counters
     assert files >= 0.9 and nbytes >= 0.9, both[both["class"] != both["class_cnt"]]
     # counters evidence names the counters that decided, at a lower confidence

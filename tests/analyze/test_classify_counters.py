@@ -13,28 +13,16 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from iochar.analyze.classify import classify
+from iochar.testing.counters import agreement
 
 DARSHAN = Path(__file__).resolve().parents[2] / "data" / "darshan"
 requires_darshan = pytest.mark.skipif(
     importlib.util.find_spec("darshan") is None, reason="the darshan package is missing"
 )
 pytestmark = requires_darshan
-
-
-def agreement(store) -> tuple[float, float, pd.DataFrame]:
-    """Share of the trace's files with data, and of their bytes, whose counters-only
-    class equals their trace class; and the merged labels."""
-    trace = classify(store, source="trace")
-    counters = classify(store, source="counters")
-    both = trace.merge(counters, on=["job_id", "file_id"], how="left", suffixes=("", "_cnt"))
-    nbytes = both.bytes_read + both.bytes_written
-    data = nbytes > 0
-    same = both["class"] == both["class_cnt"]
-    return float(same[data].mean()), float(nbytes[same].sum() / nbytes.sum()), both
 
 
 @pytest.mark.parametrize(

@@ -9,18 +9,14 @@ checkpoint, and a checkpoint read back at restart stays a checkpoint.
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 
-import iochar
-from iochar.analyze.classify import classify
 from iochar.datasets.synth import Workload, make_workload
 from iochar.errors import ParameterError
-from iochar.testing.counters import trace_to_counters
+from iochar.testing.counters import classify_both_ways
 
 BASES = [
     Workload(runtime_s=60, iterations=12, ckpt_every=3, nprocs=2),
@@ -41,17 +37,9 @@ PATTERNS = {
 
 
 def _score(ops, truth):
-    buf = io.BytesIO()
-    pq.write_table(ops, buf)
-    out = {}
-    with iochar.connect(":memory:") as db:
-        db.load(buf.getvalue(), kind="trace-parquet")
-        for source in ("trace", "counters"):
-            if source == "counters":
-                trace_to_counters(db)
-            got = classify(db).merge(truth, on="path", suffixes=("", "_true"))
-            assert len(got) == len(truth)
-            out[source] = got
+    out = classify_both_ways(ops, truth)
+    for got in out.values():
+        assert len(got) == len(truth)
     return out
 
 
