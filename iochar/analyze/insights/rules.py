@@ -396,6 +396,22 @@ SELECT job_id, indep_ops::BIGINT AS indep_ops, coll_ops::BIGINT AS coll_ops,
 FROM c WHERE indep_ops + coll_ops > 0
 """
 
+
+def _collective_params(high_source: str) -> tuple[Param, ...]:
+    """The thresholds of the MPI-IO collective rules: Drishti's share and absolute
+    count, and iochar's high level (0.99), whose source each rule states."""
+    return (
+        Param("collective_operations", 0.5, "share", _drishti(49, "collective_operations", 0.5)),
+        Param("collective_operations_high", 0.99, "share", high_source),
+        Param(
+            "collective_operations_absolute",
+            1000,
+            "count",
+            _drishti(50, "collective_operations_absolute", 1000),
+        ),
+    )
+
+
 NO_COLLECTIVE = Rule(
     code="NO-COLLECTIVE-1",
     topic="no-collective",
@@ -406,21 +422,9 @@ NO_COLLECTIVE = Rule(
     high_at="collective_operations_high",
     count="indep_ops",
     min_count="collective_operations_absolute",
-    params=(
-        Param("collective_operations", 0.5, "share", _drishti(49, "collective_operations", 0.5)),
-        Param(
-            "collective_operations_high",
-            0.99,
-            "share",
-            "iochar: no collective calls at all, Drishti M02/M03's condition "
-            "(MPIIO_COLL_* == 0, module.py:1459)",
-        ),
-        Param(
-            "collective_operations_absolute",
-            1000,
-            "count",
-            _drishti(50, "collective_operations_absolute", 1000),
-        ),
+    params=_collective_params(
+        "iochar: no collective calls at all, Drishti M02/M03's condition "
+        "(MPIIO_COLL_* == 0, module.py:1459)"
     ),
     recommendation="Use collective calls (MPI_File_read_all / MPI_File_write_at_all) so "
     "that ROMIO's two-phase I/O aggregates requests; set one aggregator per node "
@@ -527,21 +531,7 @@ SHARED_FILE_INDEPENDENT = Rule(
     high_at="collective_operations_high",
     count="indep_ops",
     min_count="collective_operations_absolute",
-    params=(
-        Param("collective_operations", 0.5, "share", _drishti(49, "collective_operations", 0.5)),
-        Param(
-            "collective_operations_high",
-            0.99,
-            "share",
-            "iochar: (nearly) no collective call on the file",
-        ),
-        Param(
-            "collective_operations_absolute",
-            1000,
-            "count",
-            _drishti(50, "collective_operations_absolute", 1000),
-        ),
-    ),
+    params=_collective_params("iochar: (nearly) no collective call on the file"),
     recommendation="Access the shared file with collective calls (MPI_File_write_all, "
     "MPI_File_read_at_all) so ROMIO's two-phase I/O merges the ranks' requests.",
     reference="Drishti M02/M03 per-file detail (module.py:582); Thakur et al., 'Data "
