@@ -16,6 +16,7 @@ times in seconds.
 
 from __future__ import annotations
 
+from iochar.analyze._sql import LAYER_OPS
 from iochar.analyze.insights._rule import Param, Rule
 
 __all__ = ["RULES"]
@@ -32,7 +33,8 @@ _JOB = "($job_id IS NULL OR job_id = $job_id)"
 # -- small-io ---------------------------------------------------------------------------
 # Darshan's POSIX_SIZE_{READ,WRITE}_* bins (access_sizes, module POSIX; bin_hi is
 # exclusive, so the 100K_1M bin ends at 1048577) give every request of the job; a job
-# without them (an strace capture, a trace) is graded from the sizes of its ops.
+# without them (an strace capture, a trace) is graded from the sizes of its data ops,
+# one layer per job (analyze._sql.LAYER_OPS: DXT_MPIIO repeats DXT_POSIX).
 _SMALL_IO_SQL = f"""
 WITH h AS (
   SELECT job_id,
@@ -47,9 +49,8 @@ t AS (
          count(*) FILTER (WHERE op = 'read' AND size <= $small_bytes) AS small_reads,
          count(*) FILTER (WHERE op = 'write') AS writes,
          count(*) FILTER (WHERE op = 'write' AND size <= $small_bytes) AS small_writes
-  FROM ops
-  WHERE op IN ('read', 'write') AND size IS NOT NULL AND {_JOB}
-    AND job_id NOT IN (SELECT job_id FROM h)
+  FROM ({LAYER_OPS}) o
+  WHERE {_JOB} AND job_id NOT IN (SELECT job_id FROM h)
   GROUP BY job_id),
 u AS (SELECT * FROM h UNION ALL SELECT * FROM t)
 SELECT job_id,
