@@ -455,6 +455,7 @@ def _print_table(rel, max_rows: int) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     rows = rel.limit(max_rows + 1).fetchall()
     total = rel.aggregate("count(*)").fetchall()[0][0] if len(rows) > max_rows else len(rows)
@@ -474,10 +475,10 @@ def _print_table(rel, max_rows: int) -> None:
     )
     widths = [w if num else text.pop(0) for w, num in zip(natural, numeric, strict=True)]
     for name, num, w in zip(rel.columns, numeric, widths, strict=True):
-        table.add_column(name, justify="right" if num else "left", no_wrap=True,
+        table.add_column(Text(name), justify="right" if num else "left", no_wrap=True,
                          overflow="ellipsis", width=w)  # fmt: skip
-    for row in cells:
-        table.add_row(*row)
+    for row in cells:  # Text: a value from the data is never read as rich markup
+        table.add_row(*(Text(v) for v in row))
     console.print(table)
     shown = min(len(rows), max_rows)
     more = f", first {shown:,} shown (--max-rows, or --format csv for all)" if total > shown else ""
@@ -566,6 +567,7 @@ def _print_insights(records: list[dict]) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 100
     console = Console(width=width, highlight=False, soft_wrap=False)
@@ -577,12 +579,12 @@ def _print_insights(records: list[dict]) -> None:
         ev = ", ".join(
             f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in r["evidence"].items()
         )
-        table.add_row(
-            str(r["job_id"]),
-            f"[{colour[r['severity']]}]{r['severity']}[/]",
-            r["code"],
-            r["title"],
-            ev,
+        table.add_row(  # Text: rule texts and evidence are never read as rich markup
+            Text(str(r["job_id"])),
+            Text(r["severity"], style=colour[r["severity"]]),
+            Text(r["code"]),
+            Text(r["title"]),
+            Text(ev),
         )
     console.print(table)
 

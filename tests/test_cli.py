@@ -197,3 +197,17 @@ def test_insights_table_and_json(tmp_path, capsys):
     assert all(len(line) <= 100 for line in lines), max(map(len, lines))
     assert "METADATA-1" in "\n".join(lines)
     assert lines[-1].startswith(f"({len(found)} findings at info or above;")
+
+
+def test_sql_and_insights_print_names_from_the_data_as_text(tmp_path, capsys):
+    """A path is data: rich markup in it ('[red]', an unmatched '[/bold]') is printed
+    as written, not styled, and does not crash the table (it raised MarkupError)."""
+    db = str(tmp_path / "m.duckdb")
+    src = tmp_path / "m.csv"
+    src.write_bytes(b"op,t_start,size,path\nwrite,0.5,4096,[red]x[/]y[/bold]\n")
+    assert main(["load", str(src), "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["sql", 'SELECT path AS "[b]p" FROM files', "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "[red]x[/]y[/bold]" in out and "[b]p" in out
+    assert main(["insights", "--db", db]) == 0
