@@ -2,15 +2,20 @@
 
 Each rule is data (:class:`Rule`): a code, a topic, a title, a SQL query over the
 store with bound threshold parameters (:class:`Param`, each with its default and
-the source of that default), a grading computed from the numbers (``info`` /
-``warn`` / ``high``), and a recommendation with a reference. :func:`run` runs the
+the source of that default) -- or, for what one query cannot say, a ``compute``
+function that runs iochar's analyses and returns rows of the same shape -- a
+grading computed from the numbers (``info`` / ``warn`` / ``high``), and a
+recommendation with a reference. :func:`run` runs the
 rules on whatever the database holds and says which rules could not be checked for
 which job, for lack of data. Users change thresholds with ``params=`` and add rules
 with ``rules=`` (their own :class:`Rule` objects) without editing iochar.
 
-The built-in rules and the sources of their defaults (mostly Drishti's
-``thresholds``, drishti-io ``drishti/includes/config.py``) are in
-:mod:`iochar.analyze.insights.rules`.
+The built-in rules and the sources of their defaults are in
+:mod:`iochar.analyze.insights.rules` (SQL over Darshan counters and traces, mostly
+Drishti's ``thresholds``, drishti-io ``drishti/includes/config.py``) and
+:mod:`iochar.analyze.insights.rules_system` (checkpoint interval and overhead,
+variance across repeated jobs, FSU, bursts against system busy periods: iochar's
+analyses); :data:`RULES` is both.
 
 Examples
 --------
@@ -31,13 +36,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from iochar.analyze.insights._rule import SEVERITIES, TOPICS, Param, Rule
-from iochar.analyze.insights.rules import RULES
+from iochar.analyze.insights.rules import RULES as _SQL_RULES
+from iochar.analyze.insights.rules_system import RULES as _SYSTEM_RULES
 from iochar.errors import ParameterError
 
 __all__ = ["COLUMNS", "RULES", "SEVERITIES", "TOPICS", "Param", "Rule", "run", "rule_params"]
 
 #: Columns of :func:`run`.
 COLUMNS = ("job_id", "code", "topic", "severity", "title", "evidence", "recommendation", "sql")
+
+#: The default rules: :mod:`~iochar.analyze.insights.rules` then
+#: :mod:`~iochar.analyze.insights.rules_system`.
+RULES = (*_SQL_RULES, *_SYSTEM_RULES)
 
 _CALLER = "iochar.analyze.insights.run"
 
@@ -79,6 +89,30 @@ def _number(v: Any) -> Any:
     return v
 
 
+def _evidence(
+    store, rule: Rule, job_id: int | None, values: Mapping[str, float]
+) -> tuple[list[str], list[tuple], str, dict[Any, str]]:
+    """A rule's evidence rows: column names, rows, the SQL behind them, per-job needs.
+
+    A SQL rule runs its query with ``job_id`` and its thresholds bound. A
+    ``compute`` rule runs its analysis; the SQL is the one its result carries
+    (:class:`iochar.result.Table` ``.sql``), else the rule's own text, and
+    ``evidence["needs"]`` of that result says per job what is missing.
+    """
+    if rule.compute is None:
+        binds = {"job_id": job_id, **{k: v for k, v in values.items() if f"${k}" in rule.sql}}
+        rel = store.sql(rule.sql, binds)
+        return list(rel.columns), rel.fetchall(), rule.sql.strip(), {}
+    from iochar.result import evidence_of
+
+    frame = rule.compute(store, job_id, dict(values))
+    sql = getattr(frame, "sql", None) or rule.sql
+    needs = dict(evidence_of(frame).get("needs", {}))
+    names = [str(c) for c in frame.columns]
+    records = list(frame.itertuples(index=False, name=None))
+    return names, records, (sql or "").strip(), needs
+
+
 def run(
     store,
     *,
@@ -104,8 +138,9 @@ def run(
     -------
     iochar.result.Table
         One row per finding, columns :data:`COLUMNS`: ``evidence`` is a dict of the
-        numbers the rule's SQL returned for the job, ``sql`` the rule's query (run
-        with ``job_id`` and the thresholds in ``.params[code]`` bound).
+        numbers the rule's SQL (or analysis) returned for the job, ``sql`` the rule's
+        query (run with ``job_id`` and the thresholds in ``.params[code]`` bound), or
+        for an analysis the SQL its result carries (empty when it exposes none).
         Sorted by job, then severity (high first), then code.
         ``.evidence["not_checked"]``: a list of ``{"job_id", "code", "needs"}`` for
         each job a rule could not check (no data for it); ``.evidence["checked"]``:
@@ -141,13 +176,13 @@ def run(
     for rule in rules:
         values = rule_params(rule, params)
         used[rule.code] = values
-        binds = {"job_id": job_id, **{k: v for k, v in values.items() if f"${k}" in rule.sql}}
-        rel = store.sql(rule.sql, binds)
-        names = rel.columns
+        names, records, sql, needs = _evidence(store, rule, job_id, values)
         seen = set()
-        for rec in rel.fetchall():
+        for rec in records:
             row = {n: _number(v) for n, v in zip(names, rec, strict=True)}
             jid = row.pop("job_id")
+            if job_id is not None and jid != job_id:
+                continue
             seen.add(jid)
             checked += 1
             sev = rule.grade(row, values)
@@ -162,11 +197,13 @@ def run(
                     "title": rule.title,
                     "evidence": row,
                     "recommendation": f"{rule.recommendation} [{rule.reference}]",
-                    "sql": rule.sql.strip(),
+                    "sql": sql,
                 }
             )
         not_checked += [
-            {"job_id": j, "code": rule.code, "needs": rule.needs} for j in jobs if j not in seen
+            {"job_id": j, "code": rule.code, "needs": needs.get(j, rule.needs)}
+            for j in jobs
+            if j not in seen
         ]
     order = {s: i for i, s in enumerate(reversed(SEVERITIES))}
     rows.sort(key=lambda r: (r["job_id"], order[r["severity"]], r["code"]))

@@ -1,24 +1,40 @@
 """An insight rule as data: a query, thresholds with their sources, and a grading.
 
-A rule's SQL reads the store and returns one row per job it could check: a
-``job_id`` column and numeric columns (the evidence). It must filter on the bound
-parameter ``$job_id`` (``$job_id IS NULL OR job_id = $job_id``) and may use any of
-its :class:`Param` names as bound parameters (``$name``); nothing is formatted into
-the text. A job with no row is reported as *not checked* (the store holds no data
-the rule needs for it).
+A rule's evidence is one row per job it could check: a ``job_id`` column and
+numeric columns. It comes from one of two places:
 
-Grading (:meth:`Rule.grade`) is computed from the numbers, the same for every rule:
-the row's ``measure`` column is compared to the ``warn_at`` threshold; at or below
-it there is no finding. Above it the finding is ``high`` when the measure is also
-above ``high_at``, else ``warn``; when ``count`` names a column and that column is
-at or below the ``min_count`` threshold, the finding is only ``info`` (the share is
-there but too few requests for it to cost much: Drishti's ``*_absolute`` guards).
+- **SQL** (``sql``): a query over the store's tables. It must filter on the bound
+  parameter ``$job_id`` (``$job_id IS NULL OR job_id = $job_id``) and may use any
+  of its :class:`Param` names as bound parameters (``$name``); nothing is
+  formatted into the text.
+- **a library analysis** (``compute``): ``compute(store, job_id, values)`` runs
+  iochar's Python analyses (classification, variance groups, FSU, bursts) for
+  ``job_id`` (None: every job) with the thresholds as used (``values``, by param
+  name) and returns a DataFrame of the same shape as the SQL's rows. When it is
+  an :class:`iochar.result.Table` its ``sql`` is the SQL the analysis ran (the
+  finding's ``sql``; the rule's own ``sql`` is then empty or a description), and
+  ``evidence["needs"]`` may map a job id to what is missing for that job (it
+  overrides the rule's ``needs`` for that job). Results carry their evidence the
+  one way :mod:`iochar.result` says.
+
+A job with no row is reported as *not checked* (the store holds no data the rule
+needs for it).
+
+Grading (:meth:`Rule.grade`) is computed from the numbers, the same for every
+rule, SQL or analysis: the row's ``measure`` column is compared to the
+``warn_at`` threshold; at or below it there is no finding. Above it the finding
+is ``high`` when the measure is also above ``high_at``, else ``warn``; when
+``count`` names a column and that column is at or below the ``min_count``
+threshold, the finding is only ``info``: the measure is there but the second
+number says it costs little (Drishti's ``*_absolute`` guards: too few requests;
+a variance rule: a slowdown within the group's own spread; an FSU rule: targets
+not busy).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,7 +106,8 @@ class Rule:
     title : str
         One-line statement of the problem.
     sql : str
-        Query over the store's tables; one row per checkable job.
+        Query over the store's tables; one row per checkable job. With
+        ``compute``: empty, or the SQL the analysis runs, for the reader.
     measure : str
         Column of the row graded against ``warn_at`` / ``high_at``.
     warn_at : str
@@ -98,9 +115,11 @@ class Rule:
     high_at : str or None
         Name of the :class:`Param` above which the finding is ``high``.
     count : str or None
-        Column holding the absolute number behind the measure.
+        Column holding a second number behind the measure (for Drishti's rules
+        the absolute number of requests).
     min_count : str or None
-        Name of the :class:`Param`: at or below it, the finding is only ``info``.
+        Name of the :class:`Param`: ``count`` at or below it makes the finding
+        only ``info``.
     params : tuple of Param
         Thresholds, with defaults and sources.
     recommendation : str
@@ -109,6 +128,9 @@ class Rule:
         Where the advice and the rule come from.
     needs : str
         What data the rule needs (said when a job cannot be checked).
+    compute : callable or None
+        ``compute(store, job_id, values) -> DataFrame``: the evidence rows from
+        a library analysis instead of ``sql`` (see the module docstring).
     """
 
     code: str
@@ -124,6 +146,7 @@ class Rule:
     high_at: str | None = None
     count: str | None = None
     min_count: str | None = None
+    compute: Callable[..., Any] | None = field(default=None, compare=False)
 
     def defaults(self) -> dict[str, float]:
         """The default value of each threshold, by name."""
@@ -135,7 +158,7 @@ class Rule:
         Parameters
         ----------
         row : mapping
-            The row the SQL returned (column name to number).
+            The evidence row (column name to number), from the SQL or ``compute``.
         values : mapping
             The thresholds as used, by param name.
 
