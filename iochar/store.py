@@ -42,8 +42,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from iochar import _parallel, schema
 from iochar import load as _load
-from iochar import schema
 from iochar.errors import (
     DatabaseLockedError,
     InputError,
@@ -522,6 +522,7 @@ class Store:
         batch_rows: int = 1_000_000,
         chunk_rows: int = 1_000_000,
         progress: ProgressFn | None = None,
+        workers: int | None = None,
     ) -> list[LoadResult]:
         """Load many inputs, several per transaction, each still all or nothing.
 
@@ -558,6 +559,13 @@ class Store:
         progress : callable, optional
             Called as ``progress(inputs_done, inputs_total)`` after each batch
             and each input loaded on its own.
+        workers : int, optional
+            Processes that parse small file inputs (:mod:`iochar._parallel`;
+            this process still writes every row). None: every core this
+            process may use when there are at least
+            :data:`iochar._parallel.MIN_INPUTS` of them, else 1 (parse in a
+            thread of this process, overlapping the writes). Inputs given as
+            bytes or open files are always parsed here.
 
         Returns
         -------
@@ -600,6 +608,7 @@ class Store:
             ("batch", batch),
             ("batch_rows", batch_rows),
             ("chunk_rows", chunk_rows),
+            ("workers", 1 if workers is None else workers),
         ):
             if not isinstance(val, int) or isinstance(val, bool) or val < 1:
                 raise ParameterError(pname, "Store.load_many", "an int >= 1", val)
@@ -617,14 +626,16 @@ class Store:
             if isinstance(src, (str, os.PathLike)) and _disk_size(src) >= _OVERLAP_BYTES:
                 # streamed on its own, at its place in the order of ids
                 self._load_segment(
-                    segment, kind, strict, batch, batch_rows, chunk_rows, results, tick
+                    segment, kind, strict, batch, batch_rows, chunk_rows, results, tick, workers
                 )
                 segment = []
                 results[i] = self._load_alone(src, kind, strict, chunk_rows)
                 tick(1)
             else:
                 segment.append((i, src))
-        self._load_segment(segment, kind, strict, batch, batch_rows, chunk_rows, results, tick)
+        self._load_segment(
+            segment, kind, strict, batch, batch_rows, chunk_rows, results, tick, workers
+        )
         return results  # type: ignore[return-value]
 
     def _load_alone(
@@ -646,13 +657,16 @@ class Store:
         chunk_rows: int,
         results: list[LoadResult | None],
         tick: Callable[[int], None],
+        workers: int | None = None,
     ) -> None:
         """Load small inputs in batches: hash and dedupe all, parse ahead, write per batch.
 
         Every input is hashed first and the digests looked up in ``sources``
         (one query per 10,000), so bytes loaded before are never parsed. The
         rest are parsed in a thread up to :data:`_PARSE_AHEAD` inputs ahead
-        while the previous batch is written (DuckDB inserts release the GIL).
+        while the previous batch is written (DuckDB inserts release the GIL),
+        or, for many file inputs, in ``workers`` processes
+        (:func:`iochar._parallel.parse_runs`) while this one writes.
         """
         if not items:
             return
@@ -693,20 +707,31 @@ class Store:
                 plan.append((i, src, uri, digest, size))
         tick(failed)
 
-        def parsed():
-            for i, src, uri, digest, size in plan:
-                try:
-                    k = kind or _load.sniff(src)
-                    inp = _Input(k, uri, digest, size)
-                    for chunk in _load.parse(src, k, strict=strict, chunk_rows=chunk_rows):
-                        inp.add(chunk, keep=True)
-                    inp.finish()
-                except IocharError as exc:
-                    yield i, _failed(uri, kind, exc, digest)
-                    continue
-                yield i, inp
+        def outcome(i: int, got: _Input | IocharError) -> tuple[int, _Input | LoadResult]:
+            if isinstance(got, IocharError):
+                return i, _failed(plan_uri[i], kind, got, plan_digest[i])
+            return i, got
 
-        ahead = _Prefetch(parsed(), depth=_PARSE_AHEAD) if len(plan) > 1 else parsed()
+        plan_uri = {p[0]: p[2] for p in plan}
+        plan_digest = {p[0]: p[3] for p in plan}
+        paths = all(isinstance(p[1], (str, os.PathLike)) for p in plan)
+        n_workers = _parallel.default_workers(len(plan)) if workers is None else workers
+        pool = None
+        if n_workers > 1 and paths and len(plan) > 1:
+            pool = _parallel.parse_runs(
+                [p[1:] for p in plan],
+                kind=kind,
+                strict=strict,
+                chunk_rows=chunk_rows,
+                workers=n_workers,
+            )
+            ahead = (outcome(p[0], got) for p, got in zip(plan, pool, strict=True))
+        else:
+            parsed = (
+                outcome(i, _parse_input(src, uri, digest, size, kind, strict, chunk_rows))
+                for i, src, uri, digest, size in plan
+            )
+            ahead = _Prefetch(parsed, depth=_PARSE_AHEAD) if len(plan) > 1 else parsed
         todo: list[tuple[int, _Input]] = []
         rows = 0
         try:
@@ -723,6 +748,8 @@ class Store:
                     todo, rows = [], 0
         finally:
             ahead.close()
+            if pool is not None:
+                pool.close()
         self._write_batch(todo, results, t0)
         tick(len(todo))
         for i, j, uri in later:
@@ -1082,6 +1109,25 @@ def _stored_frames(table: str, items: list[tuple[pa.Table, dict[str, int], int]]
 
 def _sources_frame(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=_ARROW_SCHEMAS["sources"])
+
+
+def _parse_input(
+    src: Source, uri: str, digest: str, size: int, kind: str | None, strict: bool, chunk_rows: int
+) -> _Input | IocharError:
+    """Sniff (unless ``kind``) and parse one input completely, its frames checked and kept.
+
+    Returns the :class:`_Input`, or the :class:`IocharError` the input failed
+    with (for :meth:`Store.load_many`, in this process or a worker's).
+    """
+    try:
+        k = kind or _load.sniff(src)
+        inp = _Input(k, uri, digest, size)
+        for chunk in _load.parse(src, k, strict=strict, chunk_rows=chunk_rows):
+            inp.add(chunk, keep=True)
+        inp.finish()
+    except IocharError as exc:
+        return exc
+    return inp
 
 
 class _Input:
