@@ -27,7 +27,8 @@ Checkpoint bursts
 - from per-operation records (strace, Darshan DXT, traces): the time intervals
   ``[t_start, t_end]`` of every successful call on a checkpoint file except reads
   (open, write, fsync, close...: a restart's read-back is not a save), merged when
-  less than ``gap`` apart. Calls of several ranks or files within ``gap`` are one
+  less than ``gap`` apart; a burst without a write (the open and close around a
+  read-back) is no save. Calls of several ranks or files within ``gap`` are one
   save; a Darshan log's DXT_MPIIO segments, which repeat its DXT_POSIX ones, fall
   inside the same intervals;
 - from Darshan counters only: each file of a numbered checkpoint series (one save
@@ -180,14 +181,15 @@ def _frame(rows: list[dict[str, Any]], columns: list[str], **kw: Any) -> Table:
 # --------------------------------------------------------------------------- checkpoints
 
 _CKPT_OPS_SQL = """
-SELECT job_id, file_id, t_start, t_end, coalesce(size, 0) AS nbytes
+SELECT job_id, file_id, t_start, t_end, coalesce(size, 0) AS nbytes,
+       (op = 'write' AND size > 0)::INTEGER AS writes
 FROM ops
 WHERE list_contains($files, file_id) AND op <> 'read' AND error IS NULL
 """
 
 _CKPT_COUNTERS_SQL = """
 SELECT job_id, file_id, first_write_t AS t_start, last_write_t AS t_end,
-       coalesce(bytes_written, 0) AS nbytes
+       coalesce(bytes_written, 0) AS nbytes, 1 AS writes
 FROM file_stats
 WHERE list_contains($files, file_id) AND bytes_written > 0
   AND first_write_t IS NOT NULL AND last_write_t IS NOT NULL
@@ -252,11 +254,15 @@ def checkpoint_bursts(store, *, job_id: int | None = None, burst_gap: float = 0.
         s, e, member = merge_intervals(sub["t_start"].to_numpy(), sub["t_end"].to_numpy(), gap)
         order = np.argsort(sub["t_start"].to_numpy(np.float64), kind="stable")
         nbytes = np.bincount(member, sub["nbytes"].to_numpy(np.float64)[order], len(s))
-        for k in range(len(s)):
+        writes = np.bincount(member, sub["writes"].to_numpy(np.float64)[order], len(s))
+        saves = np.flatnonzero(writes > 0)  # a restart's open/close around its read-back
+        if len(saves) == 0:
+            needs[jid] = "a write to a checkpoint file"
+        for n, k in enumerate(saves):
             rows.append(
                 {
                     "job_id": jid,
-                    "burst": k,
+                    "burst": n,
                     "start_s": float(s[k]),
                     "end_s": float(e[k]),
                     "duration_s": float(e[k] - s[k]),
@@ -672,7 +678,7 @@ def _collide_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
             continue
         busy = observed = 0.0
         for src in over["source_id"]:
-            key = -1 if src is None or src != src else int(src)
+            key = -1 if pd.isna(src) else int(src)
             if key not in phases:
                 phases[key] = _busy_phases(store, None if key < 0 else key, values["busy_share"])
             ph = phases[key]
