@@ -154,6 +154,29 @@ def build_parser() -> argparse.ArgumentParser:
     _db_arg(p)
 
     p = sub.add_parser(
+        "summary",
+        help="one-shot verdict on a Darshan log, strace file, trace or database",
+        description="Load the inputs (in memory unless --db) or open a database, then "
+        "print per job: its facts, volume and time by interface and op, the top files "
+        "with their class, the access-size profile, cycles and insights by severity; "
+        "several jobs are also summarised as a set. --html writes the same as one "
+        "offline page, --json prints it as JSON. The exit status is 1 when an input "
+        "failed to load (the others are summarised).",
+    )
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="Darshan logs, strace files, traces (csv/parquet), folders or patterns of "
+        "them, or one iochar database (.duckdb)",
+    )
+    p.add_argument("--kind", default=None, help="input kind (default: sniffed)")
+    p.add_argument("--html", default=None, metavar="OUT", help="also write one HTML page here")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON instead")
+    p.add_argument("--top", type=int, default=10, help="files listed per job (default 10)")
+    _db_arg(p)
+
+    p = sub.add_parser(
         "snapshot",
         help="walk a directory tree and write a file-system snapshot (Parquet)",
         description="Walk DIR and write the size, times and owner of every regular file "
@@ -589,6 +612,36 @@ def _print_insights(records: list[dict]) -> None:
     console.print(table)
 
 
+def cmd_summary(args: argparse.Namespace) -> int:
+    """Summarise inputs or a database (issue 19, item 3): terminal, --html, --json."""
+    import shutil
+
+    from iochar.report import summary
+
+    paths, _, skipped = _expand_inputs(args.paths, args.kind)
+    for reason, n in sorted(skipped.items()):
+        print(f"skipped {n:,} file{'s' if n != 1 else ''}: {reason}", file=sys.stderr)
+    if not paths:
+        raise IocharError("no input to summarise in " + ", ".join(args.paths))
+    if args.top < 0:
+        raise IocharError(f"--top expects a count >= 0, got {args.top}")
+    found = summary.summarize_paths(paths, db=args.db, wait=args.wait, top=args.top, kind=args.kind)
+    if args.html:
+        Path(args.html).write_text(summary.to_html(found), encoding="utf-8")
+    if args.json:
+        print(summary.to_json(found))
+    else:
+        from rich.console import Console
+
+        # the terminal's width (COLUMNS when set), 100 columns when piped
+        width = shutil.get_terminal_size((100, 24)).columns
+        console = Console(width=width, highlight=False, soft_wrap=False, emoji=False)
+        summary.render_terminal(found, console)
+        if args.html:
+            print(f"wrote {args.html}")
+    return 1 if any(i.get("status") == "failed" for i in found.inputs) else 0
+
+
 def cmd_snapshot(args: argparse.Namespace) -> int:
     from iochar.capture.walk import snapshot_dir
 
@@ -783,6 +836,7 @@ _COMMANDS = {
     "sql": cmd_sql,
     "export": cmd_export,
     "insights": cmd_insights,
+    "summary": cmd_summary,
     "snapshot": cmd_snapshot,
     "synth": cmd_synth,
     "demo": cmd_demo,
