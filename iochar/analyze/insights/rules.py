@@ -146,8 +146,9 @@ MISALIGNED = Rule(
 # -- random-access ----------------------------------------------------------------------
 # Darshan's POSIX_SEQ_READS counts reads at a higher offset than the previous one and
 # includes POSIX_CONSEC_READS (offset right after the previous), so random = reads -
-# seq_reads. (Drishti subtracts both, counting consecutive reads twice: its random share
-# is too low.)
+# seq_reads. Drishti computes the same number: handle_darshan.py sets sequential = SEQ -
+# CONSEC, then random = reads - CONSEC - sequential = reads - SEQ (its P11 says 2269 random
+# reads of 7822 on nonmpi_dxt_anonymized.darshan, as this rule; benchmarks/bench_drishti.py).
 _RANDOM_SQL = f"""
 WITH s AS (
   SELECT job_id, sum(coalesce(reads, 0)) AS reads, sum(coalesce(writes, 0)) AS writes,
@@ -238,21 +239,34 @@ METADATA_HEAVY = Rule(
 )
 
 # -- stdio-heavy ------------------------------------------------------------------------
-# Bytes moved through MPI-IO are also counted by POSIX under it, so the job's volume is
-# STDIO + max(POSIX, MPI-IO), as Drishti computes it (handle_darshan.py:246-249).
+# Bytes moved through MPI-IO are also counted by the file API under it, so the job's
+# volume is STDIO + max(POSIX, MPI-IO, DFS). Drishti takes STDIO + max(POSIX, MPI-IO)
+# (handle_darshan.py:246-249) and misses DFS, the DAOS file API an application (IOR
+# -a DFS) or ROMIO's DAOS driver calls instead of POSIX: darshan-runtime's DFS module
+# counts its bytes in DFS_BYTES_READ / DFS_BYTES_WRITTEN (one record per file, kept in
+# module_counters). The DAOS module below DFS counts the same bytes again as object
+# I/O, so it is left out. Without DFS, a DFS job's few STDIO bytes (its console output)
+# read as all of its data.
 _STDIO_SQL = f"""
 WITH b AS (
   SELECT job_id, module, sum(coalesce(bytes_read, 0) + coalesce(bytes_written, 0)) AS bytes
   FROM file_stats WHERE module IN ('STDIO', 'POSIX', 'MPI-IO') AND {_JOB}
-  GROUP BY job_id, module),
+  GROUP BY job_id, module
+  UNION ALL
+  SELECT job_id, 'DFS' AS module, sum(value) AS bytes
+  FROM module_counters
+  WHERE module = 'DFS' AND counter IN ('DFS_BYTES_READ', 'DFS_BYTES_WRITTEN') AND {_JOB}
+  GROUP BY job_id),
 p AS (
   SELECT job_id,
          coalesce(sum(bytes) FILTER (WHERE module = 'STDIO'), 0) AS stdio_bytes,
+         coalesce(sum(bytes) FILTER (WHERE module = 'DFS'), 0) AS dfs_bytes,
          greatest(coalesce(sum(bytes) FILTER (WHERE module = 'POSIX'), 0),
-                  coalesce(sum(bytes) FILTER (WHERE module = 'MPI-IO'), 0)) AS other_bytes
+                  coalesce(sum(bytes) FILTER (WHERE module = 'MPI-IO'), 0),
+                  coalesce(sum(bytes) FILTER (WHERE module = 'DFS'), 0)) AS other_bytes
   FROM b GROUP BY job_id
   HAVING bool_or(module = 'STDIO'))
-SELECT job_id, stdio_bytes::BIGINT AS stdio_bytes,
+SELECT job_id, stdio_bytes::BIGINT AS stdio_bytes, dfs_bytes::BIGINT AS dfs_bytes,
        (stdio_bytes + other_bytes)::BIGINT AS total_bytes,
        stdio_bytes / nullif(stdio_bytes + other_bytes, 0) AS stdio_share
 FROM p
@@ -277,12 +291,13 @@ STDIO_HEAVY = Rule(
             "bytes",
             "iochar: less than one small request's worth through STDIO (Drishti "
             "small_bytes, drishti config.py:39) is only info; the data of a job may move "
-            "through a module file_stats does not hold (DFS, DAOS)",
+            "through a module neither file_stats nor DFS counts (e.g. DAOS objects)",
         ),
     ),
     recommendation="Move bulk data to a high-performance interface (POSIX with large "
     "requests, MPI-IO, or HDF5/PnetCDF); keep STDIO for logs and small text.",
-    reference="Drishti S01 (check_stdio); Darshan STDIO_BYTES_READ/WRITTEN",
+    reference="Drishti S01 (check_stdio); Darshan STDIO_BYTES_READ/WRITTEN, "
+    "POSIX_/MPIIO_/DFS_BYTES_READ/WRITTEN",
     needs="Darshan STDIO module records (file_stats module STDIO)",
 )
 
