@@ -402,3 +402,63 @@ def test_striping_not_when_striped_or_small(jobs, found):
     f = _finding(found, jobs[GOODOST], "STRIPING-1")
     assert f.severity == "info" and f.evidence["ranks"] == 1
     assert f.evidence["single_stripe_bytes"] == 2**30
+
+
+# -- generated Darshan logs with known per-rank truth -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def synth(tmp_path_factory):
+    """Real Darshan logs written by libdarshan-util (iochar.datasets.synth_jobs) for three
+    16-rank groups: rank-0 I/O (Carns et al. 2011 Sec. 5.2), file per process with the
+    other ranks at 95-100% of the slowest rank's time, and at 10-100%."""
+    from iochar.datasets.synth_jobs import JobGroup, make_population, write_darshan_logs
+
+    mib = 1 << 20
+    groups = [
+        JobGroup("r0", "root", 1, 16, 4, 64 * mib, 64 * mib, 50.0, 0.2, 2, "rank0"),
+        JobGroup("even", "even", 2, 16, 16, 64 * mib, 64 * mib, 50.0, 0.2, 2, rank_balance=0.95),
+        JobGroup("slow", "slow", 3, 16, 16, 64 * mib, 64 * mib, 50.0, 0.2, 2, rank_balance=0.1),
+    ]
+    pop = make_population(groups, random_state=0)
+    paths = write_darshan_logs(pop, tmp_path_factory.mktemp("ranks"))
+    store = iochar.connect(":memory:")
+    for p in paths:
+        store.load(p)
+    keys = dict(store.sql("SELECT job_key, job_id FROM jobs").fetchall())
+    out = insights.run(store, rules=rules_ranks.RULES)
+    yield pop, keys, out
+    store.close()
+
+
+def test_synth_rank0_and_stragglers(synth):
+    pop, keys, out = synth
+    rows = pop.rows.assign(
+        b=pop.rows["read_bytes"] + pop.rows["write_bytes"],
+        t=pop.rows["read_time"] + pop.rows["write_time"] + pop.rows["meta_time"],
+    )
+    for _, job in pop.jobs.iterrows():
+        jid = keys[str(job["job_key"])]
+        per = rows[rows["job_key"] == job["job_key"]].groupby("rank")[["b", "t"]].sum()
+        rank0 = _finding(out, jid, "RANK0-1")
+        strag = _finding(out, jid, "STRAGGLER-1")
+        if job["pattern"] == "rank0":
+            assert list(per.index) == [0]
+            assert rank0.severity == "high" and rank0.evidence["top_rank"] == 0
+            assert rank0.evidence["concentration"] == pytest.approx(1.0)
+            assert rank0.evidence["top_s"] == pytest.approx(job["io_time_s"])
+            assert not _checked(out, jid, "STRAGGLER-1")  # one rank: no group to compare
+            continue
+        assert len(per) == 16 and rank0 is None
+        excess = per["t"].max() / per["t"].mean() - 1
+        assert strag is not None or excess <= 0.15
+        if strag is not None:
+            assert strag.evidence["excess"] == pytest.approx(excess)
+            assert strag.evidence["slowest_rank"] == job["slowest_rank"] == per["t"].idxmax()
+        if job["group"] == "even":  # others at 95-100% of the slowest: at most 5% over
+            assert excess < 0.06 and strag is None
+        else:  # others at 10-100% of the slowest: far above Drishti's 15%
+            lost = (per["t"].max() - per["t"].mean()) / job["runtime_s"]
+            assert excess > 0.15 and lost > 0.01  # and over 1% of the run time
+            assert strag.severity == ("high" if excess > 1 else "warn")
+            assert strag.evidence["lost_runtime_share"] == pytest.approx(lost)
