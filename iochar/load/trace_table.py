@@ -96,7 +96,12 @@ EXPORT_COLUMNS = (
 )
 _OPS_SET = pa.array(schema.OPS)
 _FIRST_BLOCK = 8 << 20  # bytes
-_MAX_BLOCK = 512 << 20  # bytes
+#: Most CSV text parsed at once [bytes], whatever ``chunk_rows`` asks: a parsed row
+#: costs about 9x its text on the way to the store (Arrow columns, file-id mapping,
+#: the stored frame, DuckDB's copy), so 16 MiB bounds a chunk's working set to about
+#: 150 MB. Measured (benchmarks/bench_trace_csv.py --rss, 2 cores): peak RSS at 8M
+#: rows 430 MiB (828 MiB with 512 MiB blocks), 1.10x the 2M-row peak, same speed.
+_MAX_BLOCK = 16 << 20
 
 
 class _State:
