@@ -213,6 +213,8 @@ class JobSummary(Result):
         ``recommendation``; most severe first.
     not_checked : int
         Rules that could not be checked on this job for lack of data.
+    checked : int
+        Rules checked on this job (their data was there).
     notes : list of str
         What a reader should know about the data (incomplete Darshan modules).
     """
@@ -228,6 +230,7 @@ class JobSummary(Result):
     cycles: dict[str, Any]
     insights: list[dict[str, Any]]
     not_checked: int
+    checked: int = 0
     notes: list[str] = field(default_factory=list)
 
     def severity_counts(self) -> dict[str, int]:
@@ -340,7 +343,8 @@ def _interfaces(store, jobs: list[int], nprocs: dict[int, float], runtime: dict)
     rest = sorted(set(jobs) - set(wide["job_id"].astype(int)))
     if rest:
         ops = store.sql(_OPS_IF_SQL, params={"jobs": rest}).df()
-        wide = pd.concat([w for w in (wide, ops) if len(w)], ignore_index=True)
+        if len(ops):
+            wide = pd.concat([w for w in (wide, ops) if len(w)], ignore_index=True)
     cols = ["job_id", "interface", "op", "bytes", "calls", "time_s", "process_time_pct"]
     if wide.empty:
         return pd.DataFrame({c: [] for c in cols})
@@ -612,6 +616,7 @@ def summarize(
                 cycles=_cycles(store, j, int(opsn.get(j, 0)), j in opsn),
                 insights=_plain(finds),
                 not_checked=not_checked.get(j, 0),
+                checked=len(found.params) - not_checked.get(j, 0),
                 notes=notes,
             )
         )
@@ -848,6 +853,8 @@ def fact_rows(js: JobSummary) -> list[tuple[str, str]]:
 def totals_text(js: JobSummary) -> str:
     """One sentence: the job's one-layer totals (Carns et al. 2011 section 2.4)."""
     t = js.totals
+    if js.interfaces.empty:
+        return ""
     if not t.get("layer"):
         return (
             "One-layer totals: no bytes on POSIX, STDIO, MPI-IO, HDF5 or PnetCDF records "
@@ -868,6 +875,14 @@ def totals_text(js: JobSummary) -> str:
     if t.get("sharing"):
         parts.append(f"file sharing {_safe(t['sharing'])}")
     return "; ".join(parts) + "."
+
+
+def _no_finding(js: JobSummary) -> str:
+    if js.checked <= 0:
+        return "No finding: no rule had the data it needs."
+    if js.checked == 1:
+        return "No finding: the one rule checked did not cross its threshold."
+    return f"No finding: none of the {js.checked} rules checked crossed its threshold."
 
 
 def _evidence_text(ev: dict[str, Any]) -> str:
@@ -911,7 +926,7 @@ def to_dict(s: Summary) -> dict[str, Any]:
     dict
         ``inputs``, ``jobs`` (each: ``job_id``, ``facts``, ``notes``, ``interfaces``,
         ``totals``, ``classes``, ``top_files``, ``sizes`` (``layer``, ``bins``),
-        ``cycles``, ``insights``, ``not_checked``) and ``set`` (``totals`` and
+        ``cycles``, ``insights``, ``not_checked``, ``checked``) and ``set`` (``totals`` and
         ``jobs``, one line per job; present for every summary).
     """
     jobs = []
@@ -929,6 +944,7 @@ def to_dict(s: Summary) -> dict[str, Any]:
                 "cycles": _plain(js.cycles),
                 "insights": _plain(js.insights),
                 "not_checked": js.not_checked,
+                "checked": js.checked,
             }
         )
     return {
@@ -951,6 +967,22 @@ def _tail(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     return "\u2026" + text[-(width - 1) :] if width > 1 else "\u2026"
+
+
+def _fit_columns(
+    names: list[str], cells: list[list[str]], width: int, drop: Sequence[str]
+) -> set[str]:
+    """Columns to show so that each row fits ``width``: ``drop`` names go first, in order.
+
+    A column needs its widest cell (or header) plus 2 characters between columns.
+    """
+    need = {n: max([len(n), *(len(r[i]) for r in cells)]) for i, n in enumerate(names)}
+    keep = list(names)
+    for name in drop:
+        if sum(need[n] for n in keep) + 2 * (len(keep) - 1) <= width:
+            break
+        keep.remove(name)
+    return set(keep)
 
 
 def render_terminal(s: Summary, console) -> None:
@@ -1020,7 +1052,8 @@ def render_terminal(s: Summary, console) -> None:
                     style="dim",
                 )
             )
-        console.print(Text(totals_text(js)))
+        if js.interfaces.size:
+            console.print(Text(totals_text(js)))
 
         console.print()
         nfiles = js.facts.get("files")
@@ -1077,22 +1110,18 @@ def render_terminal(s: Summary, console) -> None:
             "lack of data)"
         )
         if not js.insights:
-            console.print(Text("No finding: no rule's threshold was crossed.", style="dim"))
+            console.print(Text(_no_finding(js), style="dim"))
         else:
             t = RTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=True)
             t.add_column(Text("severity"), no_wrap=True)
-            t.add_column(Text("finding"), ratio=3, overflow="fold")
-            t.add_column(Text("evidence"), ratio=2, overflow="fold")
+            t.add_column(Text("finding, evidence and advice"), overflow="fold")
             for f in js.insights:
                 finding = Text.assemble(
                     (_safe(f["code"]), "bold"), " ", _safe(f["title"]), "\n",
+                    (_evidence_text(f["evidence"]), "cyan"), "\n",
                     (_safe(f["recommendation"]), "dim"),
                 )  # fmt: skip
-                t.add_row(
-                    Text(_MARK[f["severity"]], style=_STYLE[f["severity"]]),
-                    finding,
-                    Text(_evidence_text(f["evidence"])),
-                )
+                t.add_row(Text(_MARK[f["severity"]], style=_STYLE[f["severity"]]), finding)
             console.print(t)
         console.print()
 
@@ -1108,20 +1137,20 @@ def render_terminal(s: Summary, console) -> None:
                 f"{fnd['high']} high, {fnd['warn']} warn, {fnd['info']} info."
             )
         )
-        t = table(
-            ("job", "right"), ("program", "left"), ("procs", "right"), ("run time", "right"),
-            ("read", "right"), ("written", "right"), ("I/O %", "right"), ("high", "right"),
-            ("warn", "right"), ("info", "right"),
-        )  # fmt: skip
-        for r in set_rows(s).itertuples():
-            t.add_row(
-                Text(str(r.job_id)),
-                Text(MISSING if _missing(r.program) else _safe(r.program)),
-                Text(_n(r.nprocs)), Text(_s(r.runtime_s)), Text(_b(r.bytes_read)),
-                Text(_b(r.bytes_written)), Text(_pct(r.io_time_pct)),
-                Text(str(r.high), style="bold red" if r.high else ""),
-                Text(str(r.warn), style="yellow" if r.warn else ""), Text(str(r.info)),
-            )  # fmt: skip
+        names = ["job", "program", "procs", "run time", "read", "written", "I/O %", "findings"]
+        right = {"job", "procs", "run time", "read", "written", "I/O %"}
+        cells = [
+            [
+                str(r.job_id), MISSING if _missing(r.program) else _safe(r.program),
+                _n(r.nprocs), _s(r.runtime_s), _b(r.bytes_read), _b(r.bytes_written),
+                _pct(r.io_time_pct), f"{r.high} high, {r.warn} warn, {r.info} info",
+            ]
+            for r in set_rows(s).itertuples()
+        ]  # fmt: skip
+        keep = _fit_columns(names, cells, width, drop=("I/O %", "procs", "run time"))
+        t = table(*((n, "right" if n in right else "left") for n in names if n in keep))
+        for row in cells:
+            t.add_row(*(Text(c) for n, c in zip(names, row, strict=True) if n in keep))
         console.print(t)
         if failed:
             console.print(
@@ -1209,7 +1238,8 @@ def to_html(s: Summary, *, title: str = "iochar summary") -> str:
                     "iochar-note",
                 )
             )
-        body.append(p(totals_text(js)))
+        if js.interfaces.size:
+            body.append(p(totals_text(js)))
         nfiles = js.facts.get("files")
         body.append(
             f"<h3>Files ({e(_n(nfiles))} seen)</h3>" if _finite(nfiles) else "<h3>Files</h3>"
@@ -1240,7 +1270,7 @@ def to_html(s: Summary, *, title: str = "iochar summary") -> str:
             )
         )
         if not js.insights:
-            body.append(p("No finding: no rule's threshold was crossed."))
+            body.append(p(_no_finding(js)))
         else:
             items = []
             for f in js.insights:
