@@ -198,6 +198,24 @@ def test_checkpoint_rewritten_in_place_counts_each_save(ckpt_db, ckpt_jobs):
         assert ev["daly_opt_s"] == pytest.approx(daly(c, 86400.0))
 
 
+def test_checkpoint_saves_match_the_classifier_on_jittered_captures():
+    """data/strace-jitter: state.dat rewritten every iteration (40 and 60 iterations,
+    SOURCE.md); each save is one of classify's write bursts, same gap."""
+    from iochar.analyze.classify import classify
+
+    db = iochar.connect(":memory:")
+    for n in (15, 25):
+        db.load(DATA / "strace-jitter" / f"jitter{n}.strace")
+    labels = classify(db)
+    ck = labels[labels["class"] == "checkpoint"].set_index("job_id")
+    b = rs.checkpoint_bursts(db)
+    for job, g in b.groupby("job_id"):
+        assert len(g) == ck.loc[job, "write_bursts"] in (40, 60)
+        starts = g["start_s"].to_numpy()
+        # classify times the writes, a save starts at its lseek: within a millisecond
+        assert np.diff(starts).mean() == pytest.approx(ck.loc[job, "burst_interval_s"], abs=1e-3)
+
+
 def test_no_checkpoint_is_not_checked(ckpt_db, ckpt_jobs):
     db = iochar.connect(":memory:")
     db.load(DATA / "strace" / "workers_o.strace")  # workers write once each: no checkpoint
@@ -449,6 +467,53 @@ def test_cycles_collide(case):
         assert share == pytest.approx(expect)
     else:
         assert 0.2 < share < 0.8
+
+
+def _diskstats_busy(path, disk="vda", share=0.33):
+    """Busy intervals of a /proc/diskstats capture, read raw: per pair of samples, the
+    rate of sectors read + written (512 bytes each, Documentation/admin-guide/
+    iostats.rst: fields 3 and 7 after the name) over their time; busy at or above
+    ``share`` of the highest rate (Carns et al. 2011 section 4: 33% of peak)."""
+    t, total = [], []
+    for line in path.read_text().splitlines():
+        f = line.split()
+        if len(f) == 1:
+            t.append(pd.Timestamp(float(f[0]), unit="s"))
+        elif f[2] == disk:
+            total.append((int(f[5]) + int(f[9])) * 512)
+    rate = [(total[i] - total[i - 1]) / (t[i] - t[i - 1]).total_seconds() for i in range(1, len(t))]
+    peak = max(rate)
+    return [(t[i], t[i + 1]) for i, r in enumerate(rate) if r >= share * peak]
+
+
+@pytest.mark.parametrize(("name", "severity"), [("collide", "high"), ("apart", None)])
+def test_cycles_collide_on_real_capture(name, severity):
+    """data/insights: ckpt_app traced while /proc/diskstats was sampled and dd loaded the
+    disk through the run (collide) or before it (apart)."""
+    db = iochar.connect(":memory:")
+    db.load(DATA / "insights" / f"{name}.strace")
+    db.load(DATA / "insights" / f"{name}.diskstats")
+    job, t0 = db.sql("SELECT job_id, start_ts FROM jobs").fetchall()[0]
+    t0 = pd.Timestamp(t0)
+    busy = _diskstats_busy(DATA / "insights" / f"{name}.diskstats")
+    bursts = _job_bursts(db, job)
+    inside = 0.0
+    for a, b in bursts:
+        a, b = t0 + pd.Timedelta(seconds=a), t0 + pd.Timedelta(seconds=b)
+        for p, q in busy:
+            inside += max((min(b, q) - max(a, p)).total_seconds(), 0.0)
+    share = inside / sum(b - a for a, b in bursts)
+    out = insights.run(db, rules=[rs.CYCLES_COLLIDE])
+    f = _one(out, job, "CYCLES-COLLIDE-1")
+    assert not _not_checked(out, job, "CYCLES-COLLIDE-1")
+    if severity is None:
+        assert share == 0.0 and f is None
+        return
+    assert share > 0.9 and f.severity == severity
+    assert f.evidence["collide_share"] == pytest.approx(share, rel=1e-6)
+    # 40 iterations' scratch I/O (the first with the input read, each checkpoint with the
+    # next iteration's I/O, less than 1% of the run apart), then the output
+    assert f.evidence["io_bursts"] == len(bursts) == 41
 
 
 def test_undated_job_and_no_counters_are_not_checked(ckpt_db, ckpt_jobs):

@@ -433,12 +433,13 @@ def _variance_rows(store, job_id: int | None, values: dict[str, float]) -> Table
     from iochar.analyze.jobs import job_metrics
     from iochar.analyze.variance import repeated_jobs
 
-    jm = job_metrics(store).jobs
+    metrics = job_metrics(store)
+    jm = metrics.jobs
     want = _jobs(store, job_id)["job_id"].astype("int64").tolist()
     needs = {int(j): "the slowest rank's I/O time (Darshan counters or traced I/O)" for j in want}
     rows: list[dict[str, Any]] = []
     if jm.empty:
-        return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs})
+        return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs}, sql=metrics.sql)
     rep = repeated_jobs(jm, values["group_tolerance"], min_samples=1)
     t = jm.set_index("job_id")["slowest_io_s"].astype("float64")
     mem = rep.members.dropna(subset=["group_id"])
@@ -477,7 +478,7 @@ def _variance_rows(store, job_id: int | None, values: dict[str, float]) -> Table
             }
         )
         needs.pop(jid)
-    return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs}, sql=rep.sql)
+    return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs}, sql=metrics.sql)
 
 
 _VARIANCE_COLS = ["job_id", "group_runs", "slowest_io_s", "group_median_s", "group_mean_s",
