@@ -216,6 +216,17 @@ def test_checkpoint_saves_match_the_classifier_on_jittered_captures():
         assert np.diff(starts).mean() == pytest.approx(ck.loc[job, "burst_interval_s"], abs=1e-3)
 
 
+def test_checkpoint_rules_see_inputs_loaded_between_runs():
+    """The two checkpoint rules share one computation of the saves, never across a load."""
+    db = iochar.connect(":memory:")
+    db.load(CKPT_TTT)
+    first = insights.run(db, rules=[rs.CHECKPOINT_INTERVAL, rs.CHECKPOINT_OVERHEAD])
+    assert first.evidence["checked"] == 2
+    db.load(RUN)
+    again = insights.run(db, rules=[rs.CHECKPOINT_INTERVAL, rs.CHECKPOINT_OVERHEAD])
+    assert again.evidence["checked"] == 4
+
+
 def test_no_checkpoint_is_not_checked(ckpt_db, ckpt_jobs):
     db = iochar.connect(":memory:")
     db.load(DATA / "strace" / "workers_o.strace")  # workers write once each: no checkpoint
@@ -316,6 +327,7 @@ def test_variance_by_table_iv_groups(population_db):
                 assert f.evidence["slowdown"] == pytest.approx(slow, rel=1e-6)
                 assert f.evidence["z"] == pytest.approx(z, rel=1e-6)
                 assert f.evidence["slowest_io_s"] == pytest.approx(me, rel=1e-6)
+                assert "module_counters" in f.sql or "file_stats" in f.sql  # job_metrics
             if slow > 2.0:  # Carns: 'at least doubled'
                 expected[job] = "info" if z <= 2 else ("high" if slow > 10 else "warn")
     got = dict(zip(found["job_id"], found["severity"], strict=True))

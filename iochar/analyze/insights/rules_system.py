@@ -196,6 +196,33 @@ WHERE list_contains($files, file_id) AND bytes_written > 0
 """
 
 
+#: The last :func:`checkpoint_bursts` result: (weak reference to the store, key, result).
+#: CKPT-INTERVAL-1 and CKPT-OVERHEAD-1 run one after the other on the same bursts.
+_LAST: list = [None, None, None]
+
+_FINGERPRINT_SQL = """
+SELECT (SELECT count(*) FROM sources), (SELECT max(source_id) FROM sources),
+       (SELECT count(*) FROM ops), (SELECT count(*) FROM file_stats)
+"""
+
+
+def _bursts_once(store, job_id: int | None, burst_gap: float) -> Table:
+    """:func:`checkpoint_bursts`, reused while the store holds the same inputs (the
+    fingerprint: its sources, ops and file_stats rows) and is the same object."""
+    import weakref
+
+    key = (job_id, burst_gap, store.sql(_FINGERPRINT_SQL).fetchall()[0])
+    ref, last_key, last = _LAST
+    if ref is not None and ref() is store and last_key == key:
+        return last
+    got = checkpoint_bursts(store, job_id=job_id, burst_gap=burst_gap)
+    try:
+        _LAST[:] = [weakref.ref(store), key, got]
+    except TypeError:  # a store object without weak references: no reuse
+        _LAST[:] = [None, None, None]
+    return got
+
+
 def checkpoint_bursts(store, *, job_id: int | None = None, burst_gap: float = 0.01) -> Table:
     """The checkpoint saves of each job: one row per burst (see the module notes).
 
@@ -283,7 +310,7 @@ _NO_CKPT = "checkpoint files (iochar.analyze.classify) with per-save times"
 
 
 def _interval_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
-    b = checkpoint_bursts(store, job_id=job_id, burst_gap=values["burst_gap"])
+    b = _bursts_once(store, job_id, values["burst_gap"])
     needs = dict(b.evidence["needs"])
     mtbf = values["mtbf_s"]
     rows = []
@@ -319,7 +346,7 @@ def _interval_rows(store, job_id: int | None, values: dict[str, float]) -> Table
 
 
 def _overhead_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
-    b = checkpoint_bursts(store, job_id=job_id, burst_gap=values["burst_gap"])
+    b = _bursts_once(store, job_id, values["burst_gap"])
     runtime = b.evidence["runtime_s"]
     needs = dict(b.evidence["needs"])
     rows = []
@@ -429,15 +456,24 @@ CHECKPOINT_OVERHEAD = Rule(
 # --------------------------------------------------------------------------- variance
 
 
+_GROUP_NEEDS = (
+    "a repeated-job group of at least 3 runs (same user, application, process and file "
+    "count, bytes within the tolerance: Carns et al. 2011 Table IV)"
+)
+
+
 def _variance_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
     from iochar.analyze.jobs import job_metrics
     from iochar.analyze.variance import repeated_jobs
 
+    want = _jobs(store, job_id)["job_id"].astype("int64").tolist()
+    rows: list[dict[str, Any]] = []
+    if store.sql("SELECT count(*) FROM jobs").fetchall()[0][0] < 3:  # no group possible
+        needs = {int(j): _GROUP_NEEDS for j in want}
+        return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs})
     metrics = job_metrics(store)
     jm = metrics.jobs
-    want = _jobs(store, job_id)["job_id"].astype("int64").tolist()
     needs = {int(j): "the slowest rank's I/O time (Darshan counters or traced I/O)" for j in want}
-    rows: list[dict[str, Any]] = []
     if jm.empty:
         return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs}, sql=metrics.sql)
     rep = repeated_jobs(jm, values["group_tolerance"], min_samples=1)
@@ -449,10 +485,7 @@ def _variance_rows(store, job_id: int | None, values: dict[str, float]) -> Table
         if jid not in needs:
             continue
         if n < 3:
-            needs[jid] = (
-                "a repeated-job group of at least 3 runs (same user, application, process "
-                "and file count, bytes within the tolerance: Carns et al. 2011 Table IV)"
-            )
+            needs[jid] = _GROUP_NEEDS
             continue
         ids = mem.loc[(mem["group_id"] == gid) & (mem["job_id"] != jid), "job_id"]
         others = t.reindex(ids.astype("int64")).to_numpy(np.float64)
