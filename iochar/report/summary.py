@@ -80,6 +80,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import inspect
 import json
 import math
 import os
@@ -449,17 +450,26 @@ def _cycles(store, job_id: int, data_ops: int, has_any_ops: bool) -> dict[str, A
     p = found.periods
     if p.empty:
         reason = found.reason or "no period stands out"
+        # find_periods' default: a period must fit this many times into the span
+        reps = inspect.signature(cycles.find_periods).parameters["min_cycles"].default
         if reason == "constant signal" and not _finite(width):
-            why = f"the job's trace spans {_span_text(span)}, under 3 time bins"
+            why = f"the job's trace spans {_span_text(span)}, too short to hold a cycle"
         elif reason == "constant signal":
             why = (
                 f"the bytes moved per {fmt_s(width)} bin do not vary over the "
                 f"{_span_text(span)} of the trace"
             )
         elif reason.startswith("too short"):
-            why = f"the job's trace spans {_span_text(span)}, too short to repeat ({reason})"
+            why = (
+                f"the job's trace spans {_span_text(span)}, too short for a period to "
+                f"repeat {fmt_num(reps)} times"
+            )
         else:
-            why = f"none stands out in the {_span_text(span)} of the trace: {reason}"
+            why = (
+                f"no period stands out in the {_span_text(span)} of the trace (a period must "
+                f"repeat {fmt_num(reps)} times, so periods up to {_span_text(span / reps)} "
+                f"were searched; {reason})"
+            )
         out["text"] = f"no cycles: {why}"
         return out
     first = p.iloc[0]
@@ -1313,6 +1323,6 @@ def _safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Text columns with control characters shown as U+FFFD (HTML escapes the rest)."""
     out = df.copy()
     for c in out.columns:
-        if out[c].dtype == object:
+        if not pd.api.types.is_numeric_dtype(out[c].dtype):
             out[c] = out[c].map(lambda v: v if not isinstance(v, str) else _safe(v))
     return out
