@@ -280,6 +280,49 @@ def test_checkpoint_overhead_on_generated_trace():
     assert ev["daly_opt_s"] == pytest.approx(daly(c, 86400.0))
 
 
+def test_checkpoint_series_from_darshan_counters_only(tmp_path):
+    """A real Darshan log (libdarshan-util's writer, iochar.datasets.synth_jobs) without
+    DXT: five files ckpt.000001..5, each written once, 200 s apart. Each file's
+    POSIX_F_WRITE_START/END_TIMESTAMP is one save."""
+    pytest.importorskip("darshan", reason="libdarshan-util (darshan package) writes the log")
+    from iochar.datasets.synth_jobs import JobGroup, make_population, write_darshan_logs
+
+    g = JobGroup("ck", app="ckpt", uid=1, nprocs=1, files=6, read_bytes=1 << 20,
+                 write_bytes=5 * (4 << 20), mean_io_s=10.0, cv=0.1, samples=2, write_files=5,
+                 compute_s=1000.0, procs_per_node=1)  # fmt: skip
+    pop = make_population([g], random_state=0)
+    rows = pop.rows.copy()
+    key = pop.jobs["job_key"].iloc[0]
+    idx = rows.index[(rows["job_key"] == key) & (rows["write_bytes"] > 0)]
+    assert len(idx) == 5
+    for k, i in enumerate(idx):  # the written files become a checkpoint every 200 s
+        t = 100.0 + 200.0 * k
+        rows.loc[i, ["t_open", "t_write0", "t_write1"]] = [
+            t - rows.loc[i, "meta_time"],
+            t,
+            t + rows.loc[i, "write_time"],
+        ]
+        rows.loc[i, "path"] = rows.loc[i, "path"].replace("/out.", "/ckpt.")
+    paths = write_darshan_logs(replace(pop, rows=rows), tmp_path)
+    db = iochar.connect(":memory:")
+    db.load(paths[0])
+    saves = [(rows.loc[i, "t_write0"], rows.loc[i, "t_write1"]) for i in idx]
+    c, tau = _cost_and_interval(saves)
+    out = insights.run(db, rules=[rs.CHECKPOINT_INTERVAL, rs.CHECKPOINT_OVERHEAD])
+    (job,) = [r[0] for r in db.sql("SELECT job_id FROM jobs").fetchall()]
+    f = _one(out, job, "CKPT-INTERVAL-1")
+    ev = f.evidence
+    assert ev["saves"] == 5 and "file_stats" in f.sql
+    assert ev["ckpt_cost_s"] == pytest.approx(c, rel=1e-6)
+    assert ev["interval_s"] == pytest.approx(tau, rel=1e-6)
+    assert ev["daly_opt_s"] == pytest.approx(daly(c, 86400.0), rel=1e-6)
+    k = daly(c, 86400.0) / tau  # saves 2.6 times too often for a one-day MTBF
+    assert 2 < k < 4 and f.severity == "warn"
+    runtime = db.sql("SELECT runtime_s FROM jobs").fetchall()[0][0]
+    assert _one(out, job, "CKPT-OVERHEAD-1") is None  # 8 s of saving in ~1000 s
+    assert not _not_checked(out, job, "CKPT-OVERHEAD-1") and 5 * c / runtime < 0.1
+
+
 # --------------------------------------------------------------------------- variance
 
 
