@@ -23,6 +23,7 @@ transaction, each still all or nothing.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -296,6 +297,72 @@ class Store:
             self._con = None
             con.close()  # do not keep holding a file we refuse
             raise
+        self._reclaim()
+
+    def _reclaim(self) -> None:
+        """Give back the file space a killed or failed load left behind.
+
+        A load's rows that do not fit in memory are written to blocks of the
+        database file before ``COMMIT``. When the process is killed, those
+        blocks are past the end DuckDB's header records, and when the load
+        is rolled back they are free; DuckDB reuses free blocks but never
+        shrinks the file (measured: a ``kill -9`` during an 8M-row load left
+        a 2.4 MB database at 47 MB, and ``CHECKPOINT`` kept it so).
+
+        Rule: when the dead bytes (file size minus the bytes of used blocks,
+        :data:`_RECLAIM_MIN` at least) exceed the live ones, the database is
+        copied into a fresh file (``COPY FROM DATABASE``: tables, constraints
+        and rows) and that file replaces this one. Copying the live bytes to
+        free at least as many dead ones keeps the cost in proportion. The
+        copy is made while this connection still holds DuckDB's lock on the
+        file and is renamed over it atomically (``os.replace``), so no other
+        process can write between copy and rename, and a crash at any point
+        leaves either the old file or the new one, whole. Read-only and
+        in-memory stores are left alone.
+        """
+        if self.read_only or not self.path or self.path.startswith(":memory:"):
+            return
+        con = self._con
+        if con is None:
+            return
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            return
+        block, total, free = con.execute(
+            "SELECT block_size, total_blocks, free_blocks FROM pragma_database_size() "
+            "WHERE database_name = current_database()"
+        ).fetchall()[0]
+        live = (total - free) * block
+        dead = size - live
+        if dead < max(_RECLAIM_MIN, live):
+            return
+        fresh = f"{self.path}.iochar-compact"
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(fresh)
+        try:
+            con.execute("CHECKPOINT")
+            name = con.execute("SELECT current_database()").fetchall()[0][0]
+            con.execute("ATTACH $p AS iochar_compact", {"p": fresh})
+            try:
+                quoted = '"' + name.replace('"', '""') + '"'
+                con.execute(f"COPY FROM DATABASE {quoted} TO iochar_compact")
+            finally:
+                con.execute("DETACH iochar_compact")
+            os.replace(fresh, self.path)
+        except (duckdb.Error, OSError) as exc:
+            with contextlib.suppress(OSError):
+                os.remove(fresh)
+            warnings.warn(
+                f"{self.path}: could not give back {dead / 2**20:.0f} MiB of dead space "
+                f"left by a failed load ({type(exc).__name__}: {exc})",
+                stacklevel=3,
+            )
+            return
+        # this connection still has the old file, now unlinked: reopen the new one
+        self._con = None
+        con.close()
+        self._open()
 
     def release(self) -> None:
         """Close the connection but keep the store: the next query opens it again.
@@ -499,6 +566,7 @@ class Store:
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")
+                self._reclaim()
                 raise
             self._committed(ids, 1)
         finally:
@@ -1008,6 +1076,9 @@ class Store:
 #: chunks are inserted, and :meth:`Store.load_many` streams them through
 #: :meth:`Store.load` instead of holding them parsed in memory. [bytes]
 _OVERLAP_BYTES = 8 << 20
+
+#: Least dead space [bytes] :meth:`Store._reclaim` copies a database to give back.
+_RECLAIM_MIN = 16 << 20
 
 #: Inputs :meth:`Store.load_many` parses ahead of the batch being written.
 _PARSE_AHEAD = 16
