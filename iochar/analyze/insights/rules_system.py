@@ -157,7 +157,7 @@ def daly_interval(cost_s: float, mtbf_s: float) -> float:
     Examples
     --------
     >>> round(daly_interval(50.0, 3600.0), 3)
-    602.778
+    567.13
     """
     if cost_s >= 2.0 * mtbf_s:
         return float(mtbf_s)
