@@ -17,7 +17,15 @@ command failed (Drishti raises on some real logs: its exit status and last line)
 ``drishti`` is not installed the iochar times are printed alone and the target is not
 judged. The last line says on how many logs the target holds.
 
-Run: ``python benchmarks/bench_summary.py [--repeat 3] [--timeout 300] [--log PATH]...``
+``--stages`` adds, per log, where iochar's time goes, from one more run in a fresh
+process: Python's own start (``python -c pass``), importing ``iochar.report.summary``
+(pandas, numpy), and the wall time of each stage of
+:func:`iochar.report.summary.summarize_paths` (``Summary.seconds``: load, facts,
+job_metrics, classify, insights, cycles), the rest being imports made on first use and
+the terminal rendering.
+
+Run: ``python benchmarks/bench_summary.py [--repeat 3] [--timeout 300] [--log PATH]...
+[--stages]``
 """
 
 from __future__ import annotations
@@ -52,11 +60,48 @@ def _run(cmd: list[str], timeout: float) -> tuple[float, int, str]:
     return wall, r.returncode, lines[-1].strip() if lines else ""
 
 
+_STAGES = """
+import json, sys, time
+t0 = time.perf_counter()
+from iochar.report import summary
+t1 = time.perf_counter()
+s = summary.summarize_paths([sys.argv[1]])
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "summarize": t2 - t1, **s.seconds}))
+"""
+
+
+def _stages(log: Path, timeout: float) -> str:
+    """Where iochar's time goes on one log, in a fresh process (see the description)."""
+    import json
+
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True, timeout=timeout)
+    start = time.perf_counter() - t0
+    r = subprocess.run(
+        [sys.executable, "-c", _STAGES, str(log)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+    if r.returncode != 0:
+        return f"stages: failed ({r.stderr.strip().splitlines()[-1][:80] if r.stderr else ''})"
+    t = json.loads(r.stdout.strip().splitlines()[-1])
+    named = ("load", "facts", "job_metrics", "classify", "insights", "cycles")
+    rest = t["summarize"] - sum(t.get(k, 0.0) for k in named)
+    parts = [f"python {start:.2f}", f"import {t['import']:.2f}"]
+    parts += [f"{k} {t[k]:.2f}" for k in named if k in t]
+    parts.append(f"first-use imports {rest:.2f}")
+    return "  stages [s]: " + ", ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command per log (3)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (300)")
     ap.add_argument("--log", action="append", default=None, help="only this log (repeatable)")
+    ap.add_argument("--stages", action="store_true", help="also where iochar's time goes")
     args = ap.parse_args(argv)
 
     logs = (
@@ -64,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.log
         else sorted((ROOT / "data" / "darshan").rglob("*.darshan"))
     )
-    drishti = shutil.which("drishti")
+    # the console scripts beside this interpreter: no version-manager shim is timed
+    bindir = Path(sys.executable).parent
+    drishti = str(bindir / "drishti") if (bindir / "drishti").exists() else shutil.which("drishti")
     if drishti is None:
         print("drishti is not installed (pip install drishti-io): iochar times only")
     iochar = [sys.executable, "-m", "iochar.cli", "summary"]
@@ -103,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<44} {t_i:>8.2f} {t_d:>8.2f} {ratio:>6.2f}  {'; '.join(notes)}")
         else:
             print(f"{name:<44} {t_i:>8.2f} {'-':>8} {'-':>6}  {'; '.join(notes)}")
+        if args.stages:
+            print(_stages(log, args.timeout))
     if judged:
         print(f"target (iochar <= drishti per log): {within} of {judged} logs")
     return 0

@@ -78,12 +78,14 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import html
 import inspect
 import json
 import math
 import os
+import time
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -257,11 +259,16 @@ class Summary(Result):
         Over the jobs: ``jobs``, ``nprocs``, ``bytes_read``, ``bytes_written``
         [bytes], ``slowest_io_s`` [s], ``runtime_s`` [s, summed], ``findings``
         (per severity), ``not_checked``.
+    seconds : dict of str to float
+        Wall time of each stage [s]: ``load`` (by :func:`summarize_paths`),
+        ``facts`` (facts and interfaces), ``job_metrics``, ``classify``,
+        ``insights``, ``cycles``; for benchmarks/bench_summary.py.
     """
 
     jobs: tuple[JobSummary, ...]
     inputs: tuple[dict[str, Any], ...] = ()
     totals: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
 
 # --------------------------------------------------------------------------- gathering
@@ -565,18 +572,33 @@ def summarize(
             "are not jobs; iochar info lists what the database holds)"
         )
     one = ids[0] if len(ids) == 1 else None
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal t0
+        now = time.perf_counter()
+        seconds[stage] = seconds.get(stage, 0.0) + now - t0
+        t0 = now
+
     facts = store.sql(_FACTS_SQL, params={"jobs": ids}).df()
     nprocs = dict(zip(facts["job_id"], pd.to_numeric(facts["nprocs"]), strict=True))
     runtime = dict(zip(facts["job_id"], pd.to_numeric(facts["runtime_s"]), strict=True))
     iface = _interfaces(store, ids, nprocs, runtime)
+    lap("facts")
     metrics = jobs_mod.job_metrics(store, job_id=one)
     mj = metrics.jobs.set_index("job_id")
+    lap("job_metrics")
     labels = classify.classify(store, job_id=one)
+    lap("classify")
     found = insights.run(store, job_id=one)
+    lap("insights")
     not_checked: dict[int, int] = {}
     for nc in found.evidence["not_checked"]:
         not_checked[int(nc["job_id"])] = not_checked.get(int(nc["job_id"]), 0) + 1
     opsn = dict(store.sql(_HAS_OPS_SQL, params={"jobs": ids}).fetchall())
+    cyc = {j: _cycles(store, j, int(opsn.get(j, 0)), j in opsn) for j in ids}
+    lap("cycles")
     partial = incomplete(store)
     out = []
     for r in facts.to_dict("records"):
@@ -623,7 +645,7 @@ def summarize(
                 top_files=top_files,
                 sizes=sizes,
                 sizes_layer=layer,
-                cycles=_cycles(store, j, int(opsn.get(j, 0)), j in opsn),
+                cycles=cyc[j],
                 insights=_plain(finds),
                 not_checked=not_checked.get(j, 0),
                 checked=len(found.params) - not_checked.get(j, 0),
@@ -654,6 +676,7 @@ def summarize(
         inputs=tuple(dict(i) for i in inputs),
         totals=totals,
         params={"job_ids": ids, "top": top},
+        seconds=seconds,
     )
 
 
@@ -751,6 +774,7 @@ def summarize_paths(
         # what a loader warns about is kept in its result and said in the summary
         warnings.simplefilter("ignore", SkippedRecordsWarning)
         warnings.simplefilter("ignore", UserWarning)
+        t0 = time.perf_counter()
         if len(paths) == 1:
             results = [store.load(paths[0], kind=kind)]
         else:
@@ -783,7 +807,9 @@ def summarize_paths(
                 "no job to summarise in " + ", ".join(paths) + ": they hold no job (device "
                 "counters and snapshots are not jobs)"
             )
-        return summarize(store, job_ids=ids, top=top, inputs=inputs)
+        loaded = time.perf_counter() - t0
+        found = summarize(store, job_ids=ids, top=top, inputs=inputs)
+        return dataclasses.replace(found, seconds={"load": loaded, **found.seconds})
 
 
 # --------------------------------------------------------------------------- words
