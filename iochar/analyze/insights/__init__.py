@@ -13,9 +13,11 @@ with ``rules=`` (their own :class:`Rule` objects) without editing iochar.
 The built-in rules and the sources of their defaults are in
 :mod:`iochar.analyze.insights.rules` (SQL over Darshan counters and traces, mostly
 Drishti's ``thresholds``, drishti-io ``drishti/includes/config.py``) and
+:mod:`iochar.analyze.insights.rules_ranks` (ranks and Lustre OSTs: imbalance,
+stragglers, MPI-IO skew, rank-0 bottleneck, slow OSTs, striping) and
 :mod:`iochar.analyze.insights.rules_system` (checkpoint interval and overhead,
 variance across repeated jobs, FSU, bursts against system busy periods: iochar's
-analyses); :data:`RULES` is both.
+analyses); :data:`RULES` is all three.
 
 Examples
 --------
@@ -37,6 +39,7 @@ from typing import Any
 
 from iochar.analyze.insights._rule import SEVERITIES, TOPICS, Param, Rule
 from iochar.analyze.insights.rules import RULES as _SQL_RULES
+from iochar.analyze.insights.rules_ranks import RULES as _RANK_RULES
 from iochar.analyze.insights.rules_system import RULES as _SYSTEM_RULES
 from iochar.errors import ParameterError
 
@@ -45,9 +48,10 @@ __all__ = ["COLUMNS", "RULES", "SEVERITIES", "TOPICS", "Param", "Rule", "run", "
 #: Columns of :func:`run`.
 COLUMNS = ("job_id", "code", "topic", "severity", "title", "evidence", "recommendation", "sql")
 
-#: The default rules: :mod:`~iochar.analyze.insights.rules` then
+#: The default rules: :mod:`~iochar.analyze.insights.rules`,
+#: :mod:`~iochar.analyze.insights.rules_ranks`, then
 #: :mod:`~iochar.analyze.insights.rules_system`.
-RULES = (*_SQL_RULES, *_SYSTEM_RULES)
+RULES = (*_SQL_RULES, *_RANK_RULES, *_SYSTEM_RULES)
 
 _CALLER = "iochar.analyze.insights.run"
 
