@@ -627,7 +627,12 @@ def cmd_summary(args: argparse.Namespace) -> int:
         raise IocharError(f"--top expects a count >= 0, got {args.top}")
     found = summary.summarize_paths(paths, db=args.db, wait=args.wait, top=args.top, kind=args.kind)
     if args.html:
-        Path(args.html).write_text(summary.to_html(found), encoding="utf-8")
+        out = Path(args.html)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(summary.to_html(found), encoding="utf-8")
+        except OSError as exc:
+            raise IocharError(f"cannot write {args.html}: {exc.strerror or exc}") from exc
     if args.json:
         print(summary.to_json(found))
     else:
