@@ -300,3 +300,21 @@ def test_database_input(capsys, monkeypatch, tmp_path):
 
     rc, _, err = summary(capsys, monkeypatch, db, STRACE)
     assert rc == 2 and "is a database: summarise it alone" in err
+
+
+def test_trace_gives_the_numbers_of_the_log_it_came_from(capsys, monkeypatch):
+    """data/trace/ior-hdf5-dxt-posix.parquet holds every DXT_POSIX segment of
+    ior_hdf5_example.darshan (data/trace/SOURCE.md): summarised from its operations, its
+    POSIX bytes and calls, and its access sizes in Darshan's bins, are the log's POSIX
+    counters (POSIX_BYTES_*, POSIX_READS/WRITES, POSIX_SIZE_*)."""
+    log = DATA / "darshan" / "ior_hdf5_example.darshan"
+    trace = DATA / "trace" / "ior-hdf5-dxt-posix.parquet"
+    rc, d = summary_json(capsys, monkeypatch, log, trace)
+    assert rc == 0
+    from_log, from_trace = d["jobs"]
+    assert from_trace["facts"]["kind"] == "trace-parquet"
+    for op in ("read", "write"):
+        a, b = rows(from_log, "POSIX", op), rows(from_trace, "POSIX", op)
+        assert (a["bytes"], a["calls"]) == (b["bytes"], b["calls"]), op
+    assert from_log["sizes"]["bins"] == from_trace["sizes"]["bins"]
+    assert from_trace["cycles"]["text"].startswith("no cycles: ")
