@@ -1010,9 +1010,9 @@ class Store:
         the relation object built per insert. The local name is one no table
         of a database would have (a table's name wins over a Python variable's).
         """
-        __iochar_append_frame = frame  # noqa: F841 - scanned by name below
+        _iochar_append_frame = frame  # noqa: F841 - scanned by name below
         self.con.execute(  # table names come from schema.TABLES
-            f'INSERT INTO "{table}" SELECT * FROM __iochar_append_frame'
+            f'INSERT INTO "{table}" SELECT * FROM _iochar_append_frame'
         )
 
     # ------------------------------------------------------------------ export
