@@ -822,6 +822,13 @@ def _n(v: Any) -> str:
     return f"{int(round(float(v))):,}"
 
 
+def _moved(verb: str, none: str, nbytes: Any, calls: Any) -> str:
+    """``read 2.0 MiB in 3 calls``, or ``no reads`` when nothing moved in no call."""
+    if not (_finite(nbytes) and float(nbytes)) and not (_finite(calls) and float(calls)):
+        return none
+    return f"{verb} {_b(nbytes)} in {_calls(calls)}"
+
+
 def _calls(v: Any) -> str:
     if not _finite(v):
         return "an unknown number of calls"
@@ -898,8 +905,10 @@ def totals_text(js: JobSummary) -> str:
             "recorded."
         )
     parts = [
-        f"Measured on {_safe(t['layer'])}: read {_b(t['bytes_read'])} in {_calls(t['reads'])}, "
-        f"wrote {_b(t['bytes_written'])} in {_calls(t['writes'])}"
+        f"Measured on {_safe(t['layer'])}: "
+        + _moved("read", "no reads", t["bytes_read"], t["reads"])
+        + ", "
+        + _moved("wrote", "no writes", t["bytes_written"], t["writes"])
     ]
     if _finite(t.get("slowest_io_s")):
         parts.append(
