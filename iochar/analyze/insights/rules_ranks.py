@@ -31,6 +31,7 @@ rates bytes per second.
 
 from __future__ import annotations
 
+from iochar.analyze import lustre
 from iochar.analyze.insights._rule import Param, Rule
 
 __all__ = ["RULES"]
@@ -65,10 +66,7 @@ _SMALL_BYTES = Param(
 )
 
 # Distinct OSTs of each file (LUSTRE_COMP<k>_OST_ID_<j>; negative ids are not stripes).
-_OSTS = f"""
-  SELECT DISTINCT job_id, file_id, value::BIGINT AS ost FROM module_counters
-  WHERE module = 'LUSTRE' AND file_id IS NOT NULL AND value >= 0 AND {_JOB}
-    AND regexp_matches(counter, '^LUSTRE_COMP[0-9]+_OST_ID_[0-9]+$')"""
+_OSTS = lustre.OSTS_SQL
 
 _STRIPES = f"""
   SELECT job_id, file_id, count(*) AS stripe_count FROM ({_OSTS}) GROUP BY job_id, file_id"""
@@ -480,55 +478,16 @@ RANK0_BOTTLENECK = Rule(
     needs="Darshan POSIX/STDIO records of a multi-process job",
 )
 
-# -- bad-ost ---------------------------------------------------------------------------
-# Each file's POSIX bytes and times (all its records) joined to its OSTs; a file on k
-# OSTs puts bytes/k on each while all k serve it for the file's time, so an OST's rate
-# is sum(bytes/k) / sum(time) over its files, for writes and for reads separately. OSTs
-# that moved at most min_ost_bytes are not rated (small transfers are latency-bound).
-# The job's measure is the larger of median rate / slowest rate over writes and reads.
-_BADOST_SQL = f"""
-WITH o AS ({_OSTS}),
-k AS (SELECT job_id, file_id, count(*) AS k FROM o GROUP BY job_id, file_id),
-f AS (
-  SELECT job_id, file_id, sum(coalesce(bytes_written, 0)) AS bw,
-         sum(coalesce(write_time, 0)) AS wt, sum(coalesce(bytes_read, 0)) AS br,
-         sum(coalesce(read_time, 0)) AS rt
-  FROM file_stats WHERE module = 'POSIX' AND {_JOB} GROUP BY job_id, file_id),
-per AS (
-  SELECT job_id, ost, sum(bw / k) AS bw, sum(wt) AS wt, sum(br / k) AS br, sum(rt) AS rt,
-         count(*) AS files
-  FROM o JOIN k USING (job_id, file_id) JOIN f USING (job_id, file_id)
-  GROUP BY job_id, ost),
-rates AS (
-  SELECT job_id, 'write' AS op, ost, bw AS bytes, bw / wt AS rate FROM per
-  WHERE bw > $min_ost_bytes AND wt > 0
-  UNION ALL
-  SELECT job_id, 'read', ost, br, br / rt FROM per WHERE br > $min_ost_bytes AND rt > 0),
-s AS (
-  SELECT job_id, op, count(*) AS osts, median(rate) AS median_rate, min(rate) AS min_rate,
-         arg_min(ost, rate) AS slowest_ost, median(rate) / min(rate) AS ratio
-  FROM rates GROUP BY job_id, op),
-w AS (SELECT * FROM s WHERE op = 'write'),
-r AS (SELECT * FROM s WHERE op = 'read'),
-b AS (
-  SELECT coalesce(w.job_id, r.job_id) AS job_id, w.osts AS write_osts, w.ratio AS write_ratio,
-         w.slowest_ost AS write_slowest_ost, w.median_rate AS write_median_Bps,
-         w.min_rate AS write_min_Bps, r.osts AS read_osts, r.ratio AS read_ratio,
-         r.slowest_ost AS read_slowest_ost, r.median_rate AS read_median_Bps,
-         r.min_rate AS read_min_Bps
-  FROM w FULL JOIN r USING (job_id))
-SELECT job_id,
-       greatest(coalesce(write_ratio, 0), coalesce(read_ratio, 0)) AS slow_ost_ratio,
-       (CASE WHEN coalesce(write_ratio, 0) >= coalesce(read_ratio, 0)
-             THEN write_slowest_ost ELSE read_slowest_ost END)::BIGINT AS slowest_ost,
-       (CASE WHEN coalesce(write_ratio, 0) >= coalesce(read_ratio, 0)
-             THEN write_osts ELSE read_osts END)::BIGINT AS osts,
-       write_ratio, write_slowest_ost::BIGINT AS write_slowest_ost, write_osts::BIGINT
-         AS write_osts, write_median_Bps, write_min_Bps,
-       read_ratio, read_slowest_ost::BIGINT AS read_slowest_ost, read_osts::BIGINT
-         AS read_osts, read_median_Bps, read_min_Bps
-FROM b
-"""
+# -- bad-ost ----------------------------------------------------------------------------
+# Each file's POSIX bytes split over its OSTs (Lustre RAID-0 striping: by DXT offsets when
+# DXT traced the file, else evenly over its k OSTs) and its POSIX times joined to its
+# OSTs; all k serve it for the file's time, so an OST's rate is the sum of the bytes it
+# got over the sum of its files' times, for writes and for reads separately. OSTs that
+# moved at most min_ost_bytes are not rated (small transfers are latency-bound). The
+# job's measure is the larger of median rate / slowest rate over writes and reads. The
+# query is iochar.analyze.lustre.SLOW_OST_SQL, which lustre.ost_summary reads too, so the
+# rule and the per-OST analysis never disagree.
+_BADOST_SQL = lustre.SLOW_OST_SQL
 
 BAD_OST = Rule(
     code="BAD-OST-1",
@@ -543,7 +502,7 @@ BAD_OST = Rule(
     params=(
         Param(
             "slow_ost_ratio",
-            4.0,
+            lustre.SLOW_OST_RATIO,
             "ratio",
             "iochar: an OST at a quarter of the median OST rate or less; on PyDarshan's "
             "sample-goodost log (24 OSTs) the median-to-slowest ratio is 1.5",
@@ -556,7 +515,7 @@ BAD_OST = Rule(
         ),
         Param(
             "min_ost_bytes",
-            1048576,
+            lustre.MIN_OST_BYTES,
             "bytes",
             "iochar: an OST must move more than one small request's worth (Drishti "
             "small_bytes, drishti config.py:39) to be rated: smaller transfers measure "
@@ -574,7 +533,9 @@ BAD_OST = Rule(
     "meanwhile avoid it (lfs setstripe -o / an OST pool without it) or stripe files over "
     "more OSTs so one slow target holds less of each.",
     reference="Darshan LUSTRE module (LUSTRE_COMP<k>_OST_ID_<j>) joined to POSIX "
-    "BYTES/F_*_TIME; PyDarshan test logs sample-badost / sample-goodost",
+    "BYTES/F_*_TIME, bytes placed by Lustre RAID-0 striping (lustre/lov/lov_offset.c "
+    "lov_stripe_number; iochar.analyze.lustre); PyDarshan test logs sample-badost / "
+    "sample-goodost",
     needs="Darshan LUSTRE layout records joined to POSIX data of the same files",
 )
 
