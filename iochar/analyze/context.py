@@ -1,0 +1,1165 @@
+"""One job in its system: the storage load while the job ran (issue 20, item 1).
+
+A storage engineer's first question about a slow job is "what was the file system
+doing while it ran?" (pytokio's ``summarize_job`` joins a job's Darshan log with
+server counters for it). This module joins, in one database, a job's time window and
+files with the counters of the devices and servers (LMT, ``brw_stats``, iostat,
+``/proc/diskstats``):
+
+- :func:`job_context` -- one row per storage target that was observed while the job
+  ran: its throughput during the job and the share of its observed peak, the share of
+  the time it was busy, its FSU (Uselton & Wright 2013) when disk I/O size histograms
+  exist, and the job's own share of its bytes; its ``evidence`` says plainly when the
+  counters do not cover the job's window or cannot be matched, and why;
+- :func:`concurrent_jobs` -- the other jobs of the database that ran at the same
+  time, with their bytes during the window;
+- :func:`load_series` -- the matched targets' load per counter sample around the job,
+  with the job's own bytes on the same samples (for
+  :func:`iochar.plot.context.job_load_chart`).
+
+Rules
+-----
+**Window.** A job runs from ``jobs.start_ts`` to ``jobs.end_ts`` (else the start plus
+``runtime_s``) [UTC]. A job without a start date cannot be placed (status
+``no_date``).
+
+**Time match.** A counter sample covers ``[ts - interval_s, ts]`` (``counters.ts`` is
+the interval's end, DESIGN.md). Within a sample, the amount is taken as spread evenly
+over the interval: the bytes of a sample inside the window are ``value x overlap /
+interval_s`` -- the cumulative counter linearly interpolated between two samples,
+which is how iostat itself turns two counter readings into a rate (sysstat
+``iostat.c``: ``S_VALUE(prev, curr, itv)``). The job's own bytes are spread the same
+way: each read or write evenly over ``[t_start, t_end]`` (per-operation records), or a
+file's read (write) bytes evenly between its first and last read (write) (Darshan
+``*_F_{READ,WRITE}_{START,END}_TIMESTAMP``; a file without times over the whole run).
+
+**Target match** (most specific first, ``match`` column):
+
+1. ``ost`` -- the job's files name their Lustre OSTs (Darshan LUSTRE records,
+   ``LUSTRE_COMP<k>_OST_ID_<j>`` in ``module_counters``): only targets whose name
+   holds that OST index count. Lustre names an OST ``<fsname>-OST<index>`` with the
+   index in hexadecimal (Lustre Operations Manual, "Lustre file system components";
+   LMT and ``brw_stats`` use these names), so ``snx11168-OST00ad`` is OST 173. The job's
+   bytes on each OST follow Lustre's RAID-0 layout: in a component ``[ext_start,
+   ext_end)`` striped over ``c`` OSTs in units of ``s`` bytes, file offset ``x`` lies on
+   the ``(x // s) mod c``-th OST of the component's list (Lustre manual, "Managing File
+   Layout (Striping)"). Operations with an offset are split exactly; a file known only
+   from counters is taken as written (read) over ``[0, extent)``, its extent the
+   highest byte read or written plus one.
+2. ``mount`` -- the job's log holds a mount table (Darshan's, in ``sources.meta``): a
+   file on a ``lustre`` mount can only load Lustre targets (names with ``-OST``); a
+   file on another mount only block devices (the longest mount point that prefixes
+   the path decides).
+3. ``time`` -- nothing says where the files are (strace, trace files): every target
+   observed during the window counts.
+
+Block devices nest (a write is counted on ``dm-0``, ``sda2`` and ``sda``): by default
+only whole disks and non-block targets count (:func:`iochar.analyze.blockdev.select_targets`,
+``devices="disks"``), so no byte is counted twice.
+
+**Peak.** A target's peak is the highest read + write rate of one of its samples over
+its whole record in that input (samples whose ``quality`` is ``ok``: reset, wrap and
+gap samples are lower bounds or averages over an outage), as Carns et al. (2011,
+section 4) measured "percent of peak" against the observed peak; ``peak_basis`` says
+so and names the record, or says "given" when ``peak_bps`` is passed (a rated peak).
+
+**Busy.** ``busy_share``: the share of the observed window in samples at or above
+``busy_fraction`` (default 0.33) of the peak -- Carns et al. 2011, section 4: "for 98%
+of the time, the I/O system was utilized at less than 33% of peak". ``util_share``:
+the kernel's busy time (``busy_s``: ``/proc/diskstats`` field 13, time with I/O in
+flight; iostat ``%util``) over the observed window. ``fsu_pct``: Uselton & Wright
+2013, Eq. 7, from ``brw_stats`` disk I/O size histograms
+(:func:`iochar.analyze.fsu.fsu_series`, Table I coefficients unless ``model`` is
+given), time-weighted over the window; ``fsu_busy_share``: the share of that time with
+FSU at or above 30% ("when the FSU is above around 30% the file system is busy",
+section V, Table II); ``suboptimal_share``: sub-optimal disk I/Os (Tables II-III).
+
+**The job's share.** ``job_share`` is the job's bytes over the target's bytes in the
+same samples. The job's bytes are what the application asked for: reads served from a
+cache never reach a device, and writes reach it later unless synced, so a share above
+1 means the cache served the job. A target gets the job's bytes only when they can be
+placed on it: by OST (``ost``), or when it is the only matched target of its input
+(a machine with one disk); else ``job_bytes`` is NaN and only the total is compared
+(``evidence["job_share"]``).
+
+Units: bytes, bytes per second, seconds, shares as fractions 0..1, FSU in %.
+
+References: Carns et al., "Understanding and improving computational science storage
+access through continuous characterization", ACM TOS 7(3), 2011, section 4; Uselton &
+Wright, "A file system utilization metric for I/O characterization", PDSW 2013, Eq. 7,
+Tables II-III; pytokio ``tokio.tools.summarize_job`` (job log joined with server
+counters).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from iochar.errors import ParameterError
+from iochar.result import Table, join_sql
+
+__all__ = [
+    "STATUSES",
+    "ost_index",
+    "job_window",
+    "job_context",
+    "concurrent_jobs",
+    "load_series",
+]
+
+#: What ``evidence["status"]`` can say, and what it means.
+STATUSES = {
+    "covered": "counters cover the whole window",
+    "partial": "counters cover part of the window",
+    "no_date": "the job has no start date to match the counters' times",
+    "no_counters": "the database holds no device or server counters",
+    "outside": "the counters were taken before or after the job",
+    "no_match": "counters cover the window, but none of the job's targets",
+}
+
+_BYTES = ("read_bytes", "write_bytes")
+_OST = re.compile(r"OST([0-9A-Fa-f]{4,8})(?![0-9A-Fa-f])")
+_LUSTRE = re.compile(r"LUSTRE_COMP(\d+)_(STRIPE_SIZE|STRIPE_COUNT|EXT_START|EXT_END|OST_ID_(\d+))")
+#: Uselton & Wright 2013, section V: FSU above around 30% is busy.
+FSU_BUSY_PCT = 30.0
+
+
+def ost_index(target: str) -> int | None:
+    """The OST index a Lustre target name holds (``fsname-OSTxxxx``, hexadecimal).
+
+    Parameters
+    ----------
+    target : str
+        A counter target name.
+
+    Returns
+    -------
+    int or None
+        The index, or None for a name without ``OST`` and four or more hex digits.
+
+    Examples
+    --------
+    >>> ost_index("snx11168-OST00ad"), ost_index("testfs-OST0000"), ost_index("sda")
+    (173, 0, None)
+    """
+    m = _OST.search(str(target))
+    return int(m.group(1), 16) if m else None
+
+
+# --------------------------------------------------------------------------- window
+
+
+@dataclass(frozen=True)
+class _Window:
+    job_id: int
+    source_id: int | None
+    start: pd.Timestamp | None
+    end: pd.Timestamp | None
+    runtime_s: float
+    app: Any = None
+
+    @property
+    def seconds(self) -> float:
+        if self.start is None or self.end is None:
+            return math.nan
+        return (self.end - self.start).total_seconds()
+
+
+_JOB_SQL = """
+SELECT job_id, source_id, app, start_ts, end_ts, runtime_s FROM jobs WHERE job_id = $job
+"""
+
+
+def job_window(store, job_id: int) -> dict[str, Any]:
+    """The time window of one job: start and end (UTC) and its length.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+
+    Returns
+    -------
+    dict
+        ``job_id``, ``start``, ``end`` (pandas Timestamps, naive UTC; None without a
+        date) and ``seconds`` [s]. The end is ``jobs.end_ts``, else the start plus
+        ``runtime_s``.
+
+    Raises
+    ------
+    ParameterError
+        No such job.
+    """
+    w = _window(store, job_id, "job_window")
+    return {"job_id": w.job_id, "start": w.start, "end": w.end, "seconds": w.seconds}
+
+
+def _window(store, job_id, caller: str) -> _Window:
+    if isinstance(job_id, bool) or not isinstance(job_id, int | np.integer):
+        raise ParameterError("job_id", caller, "an int", job_id)
+    df = store.sql(_JOB_SQL, params={"job": int(job_id)}).df()
+    if df.empty:
+        raise ParameterError("job_id", caller, "the id of a job in the database", job_id)
+    r = df.iloc[0]
+    rt = float(r["runtime_s"]) if pd.notna(r["runtime_s"]) else math.nan
+    start = pd.Timestamp(r["start_ts"]) if pd.notna(r["start_ts"]) else None
+    end = pd.Timestamp(r["end_ts"]) if pd.notna(r["end_ts"]) else None
+    if start is not None and end is None and math.isfinite(rt):
+        end = start + pd.to_timedelta(rt, unit="s")
+    if start is not None and end is not None and end < start:
+        end = start
+    sid = int(r["source_id"]) if pd.notna(r["source_id"]) else None
+    return _Window(int(job_id), sid, start, end, rt, r["app"])
+
+
+# --------------------------------------------------------------------------- the job's bytes
+
+_OPS_SQL = """
+WITH layer AS ({layer})
+SELECT job_id, file_id, op, "offset", size, t_start, t_end
+FROM layer WHERE list_contains($jobs, job_id)
+"""
+
+_HAS_OPS_SQL = """
+SELECT DISTINCT job_id FROM ops
+WHERE list_contains($jobs, job_id) AND op IN ('read', 'write') AND size IS NOT NULL
+"""
+
+_LAYOUT_SQL = """
+SELECT file_id, record, counter, value FROM module_counters
+WHERE job_id = $job AND module = 'LUSTRE' AND counter LIKE 'LUSTRE_COMP%'
+ORDER BY file_id, record
+"""
+
+
+def _cumulative(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Bytes moved by time ``t`` when each piece's ``w`` bytes spread evenly over [a, b].
+
+    A piece with ``b <= a`` moves all its bytes at ``a``. Exact and O((n + m) log n).
+    """
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    w = np.asarray(w, np.float64)
+    t = np.asarray(t, np.float64)
+    out = np.zeros(t.shape, np.float64)
+    if a.size == 0:
+        return out
+    point = ~(b > a)
+    if point.any():
+        o = np.argsort(a[point], kind="stable")
+        pa, pw = a[point][o], w[point][o]
+        out += np.r_[0.0, np.cumsum(pw)][np.searchsorted(pa, t, side="right")]
+    ramp = ~point
+    if ramp.any():
+        ra, rb, rw = a[ramp], b[ramp], w[ramp]
+        slope = rw / (rb - ra)
+        for edge, sign in ((ra, 1.0), (rb, -1.0)):
+            o = np.argsort(edge, kind="stable")
+            e, s = edge[o], slope[o]
+            k = np.searchsorted(e, t, side="right")
+            cs = np.r_[0.0, np.cumsum(s)]
+            cse = np.r_[0.0, np.cumsum(s * e)]
+            out += sign * (cs[k] * t - cse[k])
+    return out
+
+
+def _layouts(store, job_id: int) -> dict[int, list[tuple[float, float, float, list[int]]]]:
+    """Per file: its Lustre components as (ext_start, ext_end, stripe_size, OST ids)."""
+    df = store.sql(_LAYOUT_SQL, params={"job": int(job_id)}).df()
+    if df.empty:
+        return {}
+    df = df[df["file_id"].notna()]
+    # one record per file (a file has one layout; a rank's copy repeats it)
+    first = df.groupby("file_id")["record"].transform("min")
+    df = df[df["record"] == first]
+    m = df["counter"].str.extract(_LUSTRE)
+    df = df.assign(comp=pd.to_numeric(m[0]), field=m[1], j=pd.to_numeric(m[2]))
+    df = df[df["comp"].notna()]
+    out: dict[int, list] = {}
+    for (fid, _comp), g in df.groupby(["file_id", "comp"], sort=True):
+        vals = dict(zip(g["field"], g["value"], strict=False))
+        osts = g[g["j"].notna()].sort_values("j")
+        ids = [int(v) for v in osts["value"] if v == v and v >= 0]
+        count = vals.get("STRIPE_COUNT", math.nan)
+        if count == count and count > 0:
+            ids = ids[: int(count)]
+        if not ids:
+            continue
+        e0 = vals.get("EXT_START", 0.0)
+        e1 = vals.get("EXT_END", -1.0)
+        size = vals.get("STRIPE_SIZE", math.nan)
+        e0 = e0 if e0 == e0 and e0 >= 0 else 0.0
+        e1 = e1 if e1 == e1 and e1 > e0 else math.inf  # -1: to the end of the file
+        out.setdefault(int(fid), []).append((e0, e1, size, ids))
+    return out
+
+
+def _on_stripe(x: np.ndarray, size: float, count: int, k: int) -> np.ndarray:
+    """Bytes of [0, x) on the k-th of ``count`` stripes of ``size`` bytes (RAID-0)."""
+    full = np.floor(x / (size * count))
+    rest = x - full * size * count
+    return full * size + np.clip(rest - k * size, 0.0, size)
+
+
+def _split_osts(lo: np.ndarray, hi: np.ndarray, comps) -> dict[int, np.ndarray]:
+    """Per OST id, the bytes of each range [lo, hi) the layout puts on it.
+
+    Ranges with a NaN bound are split evenly over the OSTs of the first component.
+    """
+    out: dict[int, np.ndarray] = {}
+    known = np.isfinite(lo) & np.isfinite(hi)
+    length = np.where(known, np.maximum(hi - lo, 0.0), 0.0)
+    for e0, e1, size, ids in comps:
+        a = np.clip(lo, e0, e1)
+        b = np.clip(hi, e0, e1)
+        ok = known & (b > a)
+        if not (size == size and size > 0):  # no stripe size: an even split
+            for i in ids:
+                out[i] = out.get(i, 0.0) + np.where(ok, (b - a) / len(ids), 0.0)
+            continue
+        for k, i in enumerate(ids):
+            got = _on_stripe(np.where(ok, b, 0.0), size, len(ids), k)
+            got -= _on_stripe(np.where(ok, a, 0.0), size, len(ids), k)
+            out[i] = out.get(i, 0.0) + got
+    if (~known).any() and comps:
+        ids = comps[0][3]
+        for i in ids:
+            out[i] = out.get(i, 0.0) + np.where(known, 0.0, 1.0 / len(ids))
+    # as shares of each range's length (unknown ranges: already shares)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for i in out:
+            out[i] = np.where(known, out[i] / np.where(length > 0, length, np.nan), out[i])
+            out[i] = np.nan_to_num(out[i])
+    return out
+
+
+@dataclass
+class _Pieces:
+    """Byte pieces of jobs: ``job_id``, ``a``, ``b`` [s since job start], ``bytes``,
+    ``op``, ``ost`` (-1: not known), ``basis`` per job."""
+
+    frame: pd.DataFrame
+    basis: dict[int, str] = field(default_factory=dict)
+    sql: str | None = None
+
+
+def _pieces(store, jobs: pd.DataFrame, *, layouts: bool) -> _Pieces:
+    """The reads and writes of ``jobs`` (``job_id``, ``runtime_s``) as time pieces."""
+    from iochar.analyze._counter_facts import counter_facts
+    from iochar.analyze._sql import LAYER_OPS
+
+    ids = [int(j) for j in jobs["job_id"]]
+    cols = ["job_id", "file_id", "a", "b", "bytes", "op", "lo", "hi"]
+    if not ids:
+        return _Pieces(pd.DataFrame(columns=[*cols, "ost"]))
+    traced = {int(j) for (j,) in store.sql(_HAS_OPS_SQL, params={"jobs": ids}).fetchall()}
+    parts, basis = [], {}
+    ops_sql = _OPS_SQL.format(layer=LAYER_OPS)
+    if traced:
+        o = store.sql(ops_sql, params={"jobs": sorted(traced)}).df()
+        off = o["offset"].astype("float64")
+        parts.append(
+            pd.DataFrame(
+                {
+                    "job_id": o["job_id"].astype("int64"),
+                    "file_id": o["file_id"].astype("float64"),
+                    "a": o["t_start"].astype("float64"),
+                    "b": o["t_end"].astype("float64"),
+                    "bytes": o["size"].astype("float64"),
+                    "op": o["op"].astype(str),
+                    "lo": off,
+                    "hi": off + o["size"].astype("float64"),
+                }
+            )
+        )
+        basis.update({j: "ops" for j in traced})
+    rest = jobs[~jobs["job_id"].astype("int64").isin(traced)]
+    if len(rest):
+        span = rest["runtime_s"].astype("float64").fillna(0.0)
+        f = counter_facts(store, pd.DataFrame({"job_id": rest["job_id"], "span_s": span}), 0.1)
+        for op in ("read", "write"):
+            nb = f[f"bytes_{op}" if op == "read" else "bytes_written"].astype("float64")
+            a = f[f"first_{op}_t"].astype("float64")
+            b = f[f"last_{op}_t"].astype("float64")
+            unknown = a.isna() | b.isna()
+            run = f["span_s"].astype("float64").fillna(0.0)
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "job_id": f["job_id"].astype("int64"),
+                        "file_id": f["file_id"].astype("float64"),
+                        "a": a.where(~unknown, 0.0),
+                        "b": b.where(~unknown, run),
+                        "bytes": nb,
+                        "op": op,
+                        "lo": 0.0,
+                        "hi": f["extent_bytes"].astype("float64"),
+                    }
+                )[nb > 0]
+            )
+        basis.update({int(j): "file_stats" for j in f["job_id"].unique()})
+    frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if parts else None
+    if frame is None or frame.empty:
+        frame = pd.DataFrame(columns=cols)
+    frame = frame.astype({"a": "float64", "b": "float64", "bytes": "float64"})
+    frame["ost"] = -1
+    if layouts and len(frame):
+        frame = _by_ost(store, frame)
+    return _Pieces(frame, basis, join_sql(_HAS_OPS_SQL, ops_sql))
+
+
+def _by_ost(store, frame: pd.DataFrame) -> pd.DataFrame:
+    """Pieces of files with a Lustre layout split into one piece per OST."""
+    out = [frame[frame["file_id"].isna()]]
+    for jid, g in frame[frame["file_id"].notna()].groupby("job_id", sort=False):
+        lay = _layouts(store, int(jid))
+        has = g["file_id"].astype("int64").isin(list(lay))
+        out.append(g[~has])
+        for fid, h in g[has].groupby("file_id", sort=False):
+            shares = _split_osts(
+                h["lo"].to_numpy(np.float64), h["hi"].to_numpy(np.float64), lay[int(fid)]
+            )
+            for ost, share in shares.items():
+                if not np.any(share > 0):
+                    continue
+                out.append(h.assign(bytes=h["bytes"].to_numpy() * share, ost=ost)[share > 0])
+    return pd.concat(out, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- counters
+
+_SEC = "to_microseconds(CAST(interval_s * 1e6 AS BIGINT))"
+
+_RANGES_SQL = f"""
+SELECT 'counters' AS "table", c.source_id, any_value(s.kind) AS kind, any_value(s.uri) AS uri,
+       min(c.ts - {_SEC}) AS record_start, max(c.ts) AS record_end,
+       count(DISTINCT c.target) AS targets
+FROM counters c LEFT JOIN sources s ON s.source_id = c.source_id
+WHERE c.metric IN ('read_bytes', 'write_bytes') AND c.interval_s > 0
+GROUP BY c.source_id
+UNION ALL
+SELECT 'size_hist', h.source_id, any_value(s.kind), any_value(s.uri),
+       min(h.ts - {_SEC}), max(h.ts), count(DISTINCT h.target)
+FROM size_hist h LEFT JOIN sources s ON s.source_id = h.source_id
+WHERE h.section = $section AND h.interval_s > 0
+GROUP BY h.source_id
+ORDER BY 2
+"""
+
+_SAMPLES_SQL = f"""
+SELECT source_id, target, ts, ts - {_SEC} AS start, max(interval_s) AS interval_s,
+       coalesce(sum(value) FILTER (WHERE metric = 'read_bytes'), 0) AS read_bytes,
+       coalesce(sum(value) FILTER (WHERE metric = 'write_bytes'), 0) AS write_bytes,
+       sum(value) FILTER (WHERE metric = 'busy_s') AS busy_s,
+       bool_and(coalesce(quality, 'ok') = 'ok') AS ok
+FROM counters
+WHERE list_contains($sources, source_id) AND list_contains($targets, target)
+  AND metric IN ('read_bytes', 'write_bytes', 'busy_s') AND interval_s > 0
+GROUP BY source_id, target, ts, interval_s
+HAVING count(*) FILTER (WHERE metric IN ('read_bytes', 'write_bytes')) > 0
+ORDER BY source_id, target, ts
+"""
+
+_TARGETS_SQL = """
+SELECT DISTINCT source_id, target FROM counters
+WHERE list_contains($sources, source_id) AND metric IN ('read_bytes', 'write_bytes')
+UNION
+SELECT DISTINCT source_id, target FROM size_hist
+WHERE list_contains($sources, source_id) AND section = $section
+ORDER BY 1, 2
+"""
+
+
+def _mounts(store, source_id: int | None) -> list[tuple[str, str]]:
+    """The job's mount table ([path, type] pairs from a Darshan log's meta), longest first."""
+    if source_id is None:
+        return []
+    row = store.sql(
+        "SELECT meta FROM sources WHERE source_id = $s", params={"s": int(source_id)}
+    ).fetchall()
+    if not row or not row[0][0]:
+        return []
+    try:
+        mounts = json.loads(row[0][0]).get("mounts") or []
+    except (TypeError, ValueError, AttributeError):
+        return []
+    out = [(str(m[0]), str(m[1])) for m in mounts if isinstance(m, list | tuple) and len(m) >= 2]
+    return sorted(out, key=lambda m: -len(m[0]))
+
+
+def _mount_kinds(store, w: _Window) -> set[str]:
+    """``lustre`` and/or ``block`` for the mounts the job's files are on (empty: unknown)."""
+    mounts = _mounts(store, w.source_id)
+    if not mounts:
+        return set()
+    paths = store.sql(
+        "SELECT DISTINCT path FROM files WHERE job_id = $j AND path LIKE '/%'",
+        params={"j": w.job_id},
+    ).df()["path"]
+    kinds = set()
+    for p in paths:
+        for mp, typ in mounts:
+            if p == mp or p.startswith(mp.rstrip("/") + "/"):
+                kinds.add("lustre" if typ.lower() == "lustre" else "block")
+                break
+    return kinds
+
+
+# --------------------------------------------------------------------------- matching
+
+
+@dataclass
+class _Match:
+    window: _Window
+    status: str
+    reason: str
+    match: str | None = None
+    ranges: pd.DataFrame | None = None
+    samples: pd.DataFrame | None = None  # every sample of the matched targets
+    osts: list[int] = field(default_factory=list)
+    pieces: _Pieces | None = None
+    sql: list[str] = field(default_factory=list)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+def _ts_text(t) -> str:
+    return "unknown" if t is None or pd.isna(t) else f"{pd.Timestamp(t):%Y-%m-%d %H:%M:%S}"
+
+
+def _range_text(a, b) -> str:
+    return f"{_ts_text(a)} to {_ts_text(b)} UTC"
+
+
+def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Match:
+    from iochar.analyze import blockdev
+    from iochar.analyze.fsu import DISK_IO_SIZE
+
+    w = _window(store, job_id, caller)
+    kinds = blockdev.check_devices(devices, caller, targets_named=False)
+    ranges = store.sql(_RANGES_SQL, params={"section": DISK_IO_SIZE}).df()
+    for c in ("record_start", "record_end"):
+        ranges[c] = pd.to_datetime(ranges[c])
+    jobs = pd.DataFrame({"job_id": [w.job_id], "runtime_s": [w.runtime_s]})
+    layouts = bool(_layouts(store, w.job_id))
+    pieces = _pieces(store, jobs, layouts=layouts)
+    osts = sorted({int(o) for o in pieces.frame["ost"] if o >= 0}) if layouts else []
+    if layouts and not osts:  # a layout but no bytes: the OSTs named all the same
+        osts = sorted({i for comps in _layouts(store, w.job_id).values() for c in comps
+                       for i in c[3]})  # fmt: skip
+    m = _Match(w, "", "", ranges=ranges, osts=osts, pieces=pieces)
+    m.sql = [_JOB_SQL, _RANGES_SQL, pieces.sql or ""]
+    if w.start is None:
+        m.status = "no_date"
+        m.reason = (
+            "the job has no start date (jobs.start_ts), so its window cannot be matched "
+            "with the counters' times"
+        )
+        return m
+    t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
+    if ranges.empty:
+        m.status = "no_counters"
+        m.reason = (
+            "the database holds no device or server counters (no read_bytes or write_bytes "
+            "in counters, no disk I/O size histograms in size_hist)"
+        )
+        return m
+    over = ranges[(ranges["record_start"] < t1) & (ranges["record_end"] > t0)]
+    if over.empty:
+        m.status = "outside"
+        before = ranges[ranges["record_end"] <= t0]
+        after = ranges[ranges["record_start"] >= t1]
+        parts = []
+        if len(before):
+            parts.append(
+                f"{len(before)} input(s) end before it (the latest at "
+                f"{_ts_text(before['record_end'].max())} UTC)"
+            )
+        if len(after):
+            parts.append(
+                f"{len(after)} input(s) start after it (the earliest at "
+                f"{_ts_text(after['record_start'].min())} UTC)"
+            )
+        m.reason = (
+            f"the counters do not cover the job's window ({_range_text(t0, w.end)}): they run "
+            f"from {_range_text(ranges['record_start'].min(), ranges['record_end'].max())}; "
+            + "; ".join(parts)
+        )
+        return m
+    srcs = [int(s) for s in over["source_id"].unique()]
+    tg = store.sql(_TARGETS_SQL, params={"sources": srcs, "section": DISK_IO_SIZE}).df()
+    keep = []
+    for _sid, g in tg.groupby("source_id", sort=True):
+        sel = set(blockdev.select_targets(list(g["target"]), kinds))
+        keep.append(g[g["target"].isin(sel)])
+    tg = pd.concat(keep, ignore_index=True) if keep else tg.iloc[0:0]
+    tg["ost"] = [ost_index(t) for t in tg["target"]]
+    tg["is_block"] = [blockdev.device_class(t).kind != "other" for t in tg["target"]]
+    observed = sorted(set(tg["target"]))
+    if osts:
+        m.match = "ost"
+        sel = tg[tg["ost"].isin(osts)]
+        why = f"the job's files are on OSTs {_ids(osts)} (Darshan LUSTRE records)"
+    else:
+        mk = _mount_kinds(store, w)
+        if mk:
+            m.match = "mount"
+            want = pd.Series(False, index=tg.index)
+            if "lustre" in mk:
+                want |= tg["ost"].notna()
+            if "block" in mk:
+                want |= tg["is_block"]
+            sel = tg[want]
+            why = "the job's files are on " + " and ".join(
+                {"lustre": "Lustre mounts (OST targets)", "block": "local mounts (block devices)"}[
+                    k
+                ]
+                for k in sorted(mk)
+            )
+        else:
+            m.match = "time"
+            sel = tg
+            why = "nothing names where the job's files are: every target observed counts"
+    m.evidence["match_rule"] = why
+    if sel.empty:
+        m.status = "no_match"
+        m.reason = (
+            f"counters cover the job's window, but {why}, and the targets observed then are "
+            f"{', '.join(observed[:12]) or 'none'}" + (" ..." if len(observed) > 12 else "")
+        )
+        return m
+    m.samples = _samples(store, sel, model, optimal_bytes, m)
+    return m
+
+
+def _ids(ids: list[int]) -> str:
+    if len(ids) > 8:
+        return f"{', '.join(map(str, ids[:8]))} ... ({len(ids)})"
+    return ", ".join(map(str, ids))
+
+
+def _samples(store, sel: pd.DataFrame, model, optimal_bytes, m: _Match) -> pd.DataFrame:
+    """Every sample of the selected (source, target) pairs: counters, else brw_stats bytes."""
+    from iochar.analyze import fsu
+
+    srcs = sorted({int(s) for s in sel["source_id"]})
+    names = sorted(set(sel["target"]))
+    c = store.sql(_SAMPLES_SQL, params={"sources": srcs, "targets": names}).df()
+    c = c.merge(sel[["source_id", "target"]], on=["source_id", "target"])
+    c["basis"] = "counters"
+    m.sql.append(_SAMPLES_SQL)
+    parts = [c]
+    fs = None
+    if store.sql(
+        "SELECT count(*) FROM size_hist WHERE section = $s AND list_contains($t, target)",
+        params={"s": fsu.DISK_IO_SIZE, "t": names},
+    ).fetchall()[0][0]:
+        model = model if model is not None else fsu.table_i_model()
+        fs = fsu.fsu_series(store, model, targets=names, optimal_bytes=optimal_bytes)
+        m.sql.append(fs.sql)
+        m.evidence["fsu_model"] = fs.evidence.get("model")
+        m.evidence["optimal_bytes"] = fs.evidence.get("optimal_bytes")
+        have = set(c["target"])
+        h = fs[~fs["target"].isin(have)]
+        hs = sel[~sel["target"].isin(have)]
+        if len(h) and len(hs):
+            h = h.assign(
+                start=pd.to_datetime(h["ts"]) - pd.to_timedelta(h["interval_s"], unit="s"),
+                busy_s=np.nan,
+                ok=h["reason"].astype(str) == "",
+                basis="brw_stats",
+            )
+            # the brw_stats input of each target
+            src = store.sql(
+                "SELECT DISTINCT source_id, target, ts FROM size_hist WHERE section = $s "
+                "AND list_contains($t, target)",
+                params={"s": fsu.DISK_IO_SIZE, "t": sorted(set(hs["target"]))},
+            ).df()
+            h = h.merge(src, on=["target", "ts"])
+            h = h.merge(hs[["source_id", "target"]], on=["source_id", "target"])
+            parts.append(
+                h[
+                    [
+                        "source_id",
+                        "target",
+                        "ts",
+                        "start",
+                        "interval_s",
+                        "read_bytes",
+                        "write_bytes",
+                        "busy_s",
+                        "ok",
+                        "basis",
+                    ]
+                ]  # fmt: skip
+            )
+    out = pd.concat([p for p in parts if len(p)], ignore_index=True) if parts else c
+    for col in ("ts", "start"):
+        out[col] = pd.to_datetime(out[col])
+    out["fsu_pct"] = np.nan
+    out["suboptimal_ios"] = np.nan
+    out["ios"] = np.nan
+    if fs is not None and len(fs):
+        f = fs[["target", "ts", "interval_s", "fsu_pct", "suboptimal_ios", "read_ios",
+                "write_ios"]].copy()  # fmt: skip
+        f["ts"] = pd.to_datetime(f["ts"])
+        m.evidence["_fsu"] = f
+    return out.sort_values(["source_id", "target", "ts"], kind="stable").reset_index(drop=True)
+
+
+def _overlap_s(start, end, t0, t1) -> np.ndarray:
+    lo = np.maximum(pd.to_datetime(start).to_numpy(), np.datetime64(t0))
+    hi = np.minimum(pd.to_datetime(end).to_numpy(), np.datetime64(t1))
+    return np.clip((hi - lo) / np.timedelta64(1, "s"), 0.0, None)
+
+
+def _job_bytes_in(p: pd.DataFrame, w: _Window, start, end) -> np.ndarray:
+    """The job's bytes of pieces ``p`` inside each [start, end) (absolute times)."""
+    if p.empty:
+        return np.zeros(len(start))
+    lo = (pd.to_datetime(start) - w.start).dt.total_seconds().to_numpy(np.float64)
+    hi = (pd.to_datetime(end) - w.start).dt.total_seconds().to_numpy(np.float64)
+    a, b, nb = p["a"].to_numpy(), p["b"].to_numpy(), p["bytes"].to_numpy()
+    # closed at the job's end: a piece at exactly the last instant still counts
+    return _cumulative(a, b, nb, np.nextafter(hi, np.inf)) - _cumulative(a, b, nb, lo)
+
+
+# --------------------------------------------------------------------------- public
+
+_COLUMNS = [
+    "source_id", "kind", "input", "target", "basis", "match", "samples", "covered_s",
+    "coverage", "read_bytes", "write_bytes", "bytes", "rate_bps", "max_bps", "peak_bps",
+    "peak_ts", "peak_basis", "peak_share", "max_share", "busy_share", "util_share",
+    "fsu_pct", "fsu_busy_share", "suboptimal_share", "job_bytes", "job_share", "flagged",
+]  # fmt: skip
+
+
+def _check_share(value, name: str, caller: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise ParameterError(name, caller, "a fraction in (0, 1]", value)
+    return float(value)
+
+
+def job_context(
+    store,
+    job_id: int,
+    *,
+    busy_fraction: float = 0.33,
+    peak_bps: float | Mapping[str, float] | None = None,
+    devices: str | None = None,
+    model=None,
+    optimal_bytes: int | None = None,
+) -> Table:
+    """The system's load while one job ran, per storage target (see the module rules).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+    busy_fraction : float, default 0.33
+        A sample at or above this share of the peak is busy (Carns et al. 2011,
+        section 4: 33% of peak).
+    peak_bps : float or mapping of target to float, optional
+        A rated peak [bytes/s] to measure against instead of the observed one.
+    devices : str, optional
+        Which block devices count (:func:`iochar.analyze.blockdev.check_devices`);
+        default whole disks and non-block targets.
+    model : iochar.analyze.fsu.CostModel, optional
+        The FSU cost model; default Uselton & Wright's Table I.
+    optimal_bytes : int, optional
+        Disk I/Os at least this large are optimal [bytes]
+        (:func:`iochar.analyze.fsu.fsu_series`'s default when None).
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per matched (input, target) observed during the window:
+        ``source_id``, ``kind``, ``input`` (file name), ``target``, ``basis``
+        (``counters`` or ``brw_stats``: bytes from the disk I/O size histogram),
+        ``match`` (ost / mount / time), ``samples`` (overlapping the window),
+        ``covered_s`` [s] and ``coverage`` (share of the window observed),
+        ``read_bytes``, ``write_bytes``, ``bytes`` (in the window [bytes]),
+        ``rate_bps`` (bytes / covered_s), ``max_bps`` (highest sample in the window),
+        ``peak_bps``, ``peak_ts`` and ``peak_basis`` (which peak), ``peak_share`` and
+        ``max_share`` (of the peak), ``busy_share``, ``util_share``, ``fsu_pct``,
+        ``fsu_busy_share``, ``suboptimal_share``, ``job_bytes`` [bytes],
+        ``job_share`` and ``flagged`` (samples in the window whose quality is not ok).
+        Empty when nothing matched; ``evidence`` then says why: ``status`` (one of
+        :data:`STATUSES`), ``reason`` (a sentence), ``window_start``, ``window_end``,
+        ``window_s``, ``counter_ranges`` (each input's record: table, source_id, kind,
+        input, record_start, record_end), ``match_rule``, ``job_osts``, ``job_bytes``
+        (all of the job's bytes), ``job_bytes_by_ost``, ``job_basis`` (ops or
+        file_stats), ``system_bytes``, ``job_share`` (the job's placed bytes over the
+        bytes of the targets they were placed on), ``other_jobs`` and
+        ``other_jobs_bytes`` (:func:`concurrent_jobs`).
+
+    Raises
+    ------
+    ParameterError
+        No such job, or a parameter out of range.
+    """
+    caller = "job_context"
+    busy_fraction = _check_share(busy_fraction, "busy_fraction", caller)
+    m = _match(store, job_id, caller, devices=devices, model=model, optimal_bytes=optimal_bytes)
+    w = m.window
+    pieces = m.pieces.frame
+    ev: dict[str, Any] = {
+        "job_id": w.job_id,
+        "app": w.app,
+        "status": m.status,
+        "window_start": w.start,
+        "window_end": w.end,
+        "window_s": w.seconds,
+        "counter_ranges": _ranges_list(m.ranges),
+        "match": m.match,
+        "match_rule": m.evidence.get("match_rule"),
+        "job_osts": m.osts,
+        "job_bytes": float(pieces["bytes"].sum()) if len(pieces) else 0.0,
+        "job_read_bytes": float(pieces.loc[pieces["op"] == "read", "bytes"].sum()),
+        "job_write_bytes": float(pieces.loc[pieces["op"] == "write", "bytes"].sum()),
+        "job_bytes_by_ost": (
+            {
+                int(k): float(v)
+                for k, v in pieces[pieces["ost"] >= 0].groupby("ost")["bytes"].sum().items()
+            }
+            if len(pieces)
+            else {}  # fmt: skip
+        ),
+        "job_basis": m.pieces.basis.get(w.job_id, "none"),
+        "busy_fraction": busy_fraction,
+        "fsu_busy_pct": FSU_BUSY_PCT,
+    }
+    params = {"job_id": w.job_id, "busy_fraction": busy_fraction, "peak_bps": peak_bps,
+              "devices": devices, "optimal_bytes": optimal_bytes}  # fmt: skip
+    if m.samples is None or m.samples.empty:
+        if m.samples is not None and m.samples.empty and not m.status:
+            m.status, m.reason = "no_match", "no sample of the matched targets holds bytes"
+        ev.update(status=m.status, reason=m.reason, system_bytes=math.nan, job_share=math.nan)
+        _add_others(store, ev, w, math.nan)
+        return Table(pd.DataFrame(columns=_COLUMNS), evidence=ev, params=params,
+                     sql=join_sql(*m.sql))  # fmt: skip
+    rows = _rows(store, m, busy_fraction, peak_bps)
+    covered = rows["coverage"].max() if len(rows) else 0.0
+    m.status = "covered" if covered >= 1 - 1e-6 else "partial"
+    if m.status == "covered":
+        m.reason = f"counters of {len(rows)} target(s) cover the job's whole window"
+    else:
+        m.reason = (
+            f"counters cover at most {100 * covered:.0f}% of the job's window "
+            f"({_range_text(w.start, w.end)})"
+        )
+    placed = rows["job_bytes"].notna()
+    sysb = float(rows["bytes"].sum())
+    jb = float(rows.loc[placed, "job_bytes"].sum())
+    tb = float(rows.loc[placed, "bytes"].sum())
+    ev.update(
+        status=m.status,
+        reason=m.reason,
+        system_bytes=sysb,
+        job_bytes_placed=jb if placed.any() else math.nan,
+        job_share=jb / tb if placed.any() and tb > 0 else math.nan,
+        fsu_model=m.evidence.get("fsu_model"),
+        optimal_bytes=m.evidence.get("optimal_bytes"),
+    )
+    _add_others(store, ev, w, sysb)
+    return Table(rows[_COLUMNS], evidence=ev, params=params, sql=join_sql(*m.sql))
+
+
+def _ranges_list(r: pd.DataFrame | None) -> list[dict[str, Any]]:
+    if r is None or r.empty:
+        return []
+    out = []
+    for x in r.itertuples(index=False):
+        out.append(
+            {
+                "table": x.table,
+                "source_id": int(x.source_id) if pd.notna(x.source_id) else None,
+                "kind": x.kind,
+                "input": str(x.uri).rsplit("/", 1)[-1] if isinstance(x.uri, str) else None,
+                "record_start": x.record_start,
+                "record_end": x.record_end,
+            }
+        )
+    return out
+
+
+def _add_others(store, ev: dict, w: _Window, system_bytes: float) -> None:
+    if w.start is None:
+        ev.update(other_jobs=0, other_jobs_bytes=math.nan)
+        return
+    o = concurrent_jobs(store, w.job_id, system_bytes=system_bytes)
+    ev.update(other_jobs=len(o), other_jobs_bytes=float(o["bytes_in_window"].sum()))
+
+
+def _rows(store, m: _Match, busy_fraction: float, peak_bps) -> pd.DataFrame:
+    w = m.window
+    s = m.samples
+    t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
+    s = s.assign(bytes=s["read_bytes"] + s["write_bytes"])
+    s["bps"] = s["bytes"] / s["interval_s"]
+    srcmeta = store.sql("SELECT source_id, kind, uri FROM sources").df().set_index("source_id")
+    fsu_all = m.evidence.get("_fsu")
+    pieces = m.pieces.frame
+    targets_per_input = s.groupby("source_id")["target"].nunique()
+    rows = []
+    for (sid, target), g in s.groupby(["source_id", "target"], sort=True):
+        okg = g[g["ok"].astype(bool)]
+        given = peak_bps.get(target) if isinstance(peak_bps, Mapping) else peak_bps
+        if given is not None:
+            peak, pts = float(given), pd.NaT
+            basis = f"given: {float(given):.6g} bytes/s"
+        else:
+            ref = okg if len(okg) else g
+            i = int(ref["bps"].to_numpy().argmax())
+            peak, pts = float(ref["bps"].iloc[i]), ref["ts"].iloc[i]
+            basis = (
+                f"observed: the highest read + write rate of one sample over the target's "
+                f"whole record in this input ({_range_text(g['start'].min(), g['ts'].max())}, "
+                f"{len(ref)} samples with quality ok)"
+            )
+        ov = _overlap_s(g["start"], g["ts"], t0, t1)
+        inside = ov > 0
+        if not inside.any():
+            continue
+        gi = g[inside]
+        ovi = ov[inside]
+        frac = ovi / gi["interval_s"].to_numpy(np.float64)
+        covered = float(ovi.sum())
+        rb = float((gi["read_bytes"].to_numpy() * frac).sum())
+        wb = float((gi["write_bytes"].to_numpy() * frac).sum())
+        nb = rb + wb
+        bps = gi["bps"].to_numpy(np.float64)
+        busy = float(ovi[bps >= busy_fraction * peak].sum()) / covered if peak > 0 else 0.0
+        util = math.nan
+        if gi["busy_s"].notna().any():
+            util = float((gi["busy_s"].fillna(0).to_numpy() * frac).sum()) / covered
+        fsu_pct = fsu_busy = subopt = math.nan
+        if fsu_all is not None:
+            f = fsu_all[(fsu_all["target"] == target) & fsu_all["fsu_pct"].notna()]
+            if len(f):
+                fo = _overlap_s(
+                    f["ts"] - pd.to_timedelta(f["interval_s"], unit="s"), f["ts"], t0, t1
+                )
+                if fo.sum() > 0:
+                    fsu_pct = float((f["fsu_pct"].to_numpy() * fo).sum() / fo.sum())
+                    fsu_busy = float(fo[f["fsu_pct"].to_numpy() >= FSU_BUSY_PCT].sum() / fo.sum())
+                    share = fo / f["interval_s"].to_numpy(np.float64)
+                    ios = float(((f["read_ios"] + f["write_ios"]).to_numpy() * share).sum())
+                    sub = float((f["suboptimal_ios"].to_numpy() * share).sum())
+                    subopt = sub / ios if ios > 0 else math.nan
+        job = math.nan
+        osti = ost_index(target)
+        p = None
+        if m.match == "ost" and osti is not None:
+            p = pieces[pieces["ost"] == osti]
+        elif targets_per_input.get(sid, 0) == 1:
+            p = pieces
+        if p is not None:
+            a, b = gi["start"].clip(lower=t0), gi["ts"].clip(upper=t1)
+            job = float(_job_bytes_in(p, w, a, b).sum())
+        kind = srcmeta["kind"].get(sid) if sid in srcmeta.index else None
+        uri = srcmeta["uri"].get(sid) if sid in srcmeta.index else None
+        rows.append(
+            {
+                "source_id": int(sid),
+                "kind": kind,
+                "input": str(uri).rsplit("/", 1)[-1] if isinstance(uri, str) else None,
+                "target": target,
+                "basis": g["basis"].iloc[0],
+                "match": m.match,
+                "samples": int(inside.sum()),
+                "covered_s": covered,
+                "coverage": covered / w.seconds if w.seconds > 0 else 1.0,
+                "read_bytes": rb,
+                "write_bytes": wb,
+                "bytes": nb,
+                "rate_bps": nb / covered if covered > 0 else math.nan,
+                "max_bps": float(bps.max()),
+                "peak_bps": peak,
+                "peak_ts": pts,
+                "peak_basis": basis,
+                "peak_share": (nb / covered) / peak if peak > 0 and covered > 0 else math.nan,
+                "max_share": float(bps.max()) / peak if peak > 0 else math.nan,
+                "busy_share": busy,
+                "util_share": util,
+                "fsu_pct": fsu_pct,
+                "fsu_busy_share": fsu_busy,
+                "suboptimal_share": subopt,
+                "job_bytes": job,
+                "job_share": job / nb if nb > 0 and job == job else math.nan,
+                "flagged": int((~gi["ok"].astype(bool)).sum()),
+            }
+        )
+    out = pd.DataFrame(rows, columns=_COLUMNS)
+    out["peak_ts"] = pd.to_datetime(out["peak_ts"])
+    return out
+
+
+_OTHERS_SQL = """
+SELECT job_id, app, "user", start_ts,
+       coalesce(end_ts, start_ts + to_microseconds(CAST(coalesce(runtime_s, 0) * 1e6 AS BIGINT)))
+         AS end_ts,
+       runtime_s
+FROM jobs
+WHERE job_id <> $job AND start_ts IS NOT NULL
+  AND start_ts < $t1
+  AND coalesce(end_ts, start_ts + to_microseconds(CAST(coalesce(runtime_s, 0) * 1e6 AS BIGINT)))
+      > $t0
+ORDER BY start_ts, job_id
+"""
+
+
+def concurrent_jobs(store, job_id: int, *, system_bytes: float | None = None) -> Table:
+    """The other jobs that ran while this one did, with their bytes during its window.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+    system_bytes : float, optional
+        The matched targets' bytes in the window (``evidence["system_bytes"]`` of
+        :func:`job_context`) [bytes], for ``share_of_system``.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per other job whose run overlaps the window: ``job_id``, ``app``,
+        ``user``, ``start_ts``, ``end_ts``, ``overlap_s`` [s], ``bytes`` (all its reads
+        and writes [bytes]), ``bytes_in_window`` (spread as the module rules say
+        [bytes]), ``basis`` (ops or file_stats) and ``share_of_system``
+        (``bytes_in_window / system_bytes``: an upper bound of its share, since its
+        bytes may have gone to other targets). Empty for a job without a date
+        (``evidence["reason"]``).
+    """
+    w = _window(store, job_id, "concurrent_jobs")
+    cols = ["job_id", "app", "user", "start_ts", "end_ts", "overlap_s", "bytes",
+            "bytes_in_window", "basis", "share_of_system"]  # fmt: skip
+    params = {"job_id": w.job_id, "system_bytes": system_bytes}
+    if w.start is None:
+        return Table(pd.DataFrame(columns=cols), params=params,
+                     evidence={"reason": "the job has no start date (jobs.start_ts)"})  # fmt: skip
+    t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
+    o = store.sql(_OTHERS_SQL, params={"job": w.job_id, "t0": t0, "t1": t1}).df()
+    if o.empty:
+        return Table(pd.DataFrame(columns=cols), params=params, sql=_OTHERS_SQL,
+                     evidence={"window_start": t0, "window_end": w.end, "jobs": 0})  # fmt: skip
+    o["start_ts"] = pd.to_datetime(o["start_ts"])
+    o["end_ts"] = pd.to_datetime(o["end_ts"])
+    span = (o["end_ts"] - o["start_ts"]).dt.total_seconds()
+    p = _pieces(store, pd.DataFrame({"job_id": o["job_id"], "runtime_s": span}), layouts=False)
+    total, inwin = [], []
+    for jid, st in zip(o["job_id"], o["start_ts"], strict=True):
+        q = p.frame[p.frame["job_id"] == jid]
+        total.append(float(q["bytes"].sum()))
+        lo = (t0 - st).total_seconds()
+        hi = (w.end - st).total_seconds()
+        a, b, nb = q["a"].to_numpy(), q["b"].to_numpy(), q["bytes"].to_numpy()
+        got = _cumulative(a, b, nb, np.array([np.nextafter(hi, np.inf)]))
+        got -= _cumulative(a, b, nb, np.array([lo]))
+        inwin.append(float(got[0]))
+    o["overlap_s"] = _overlap_s(o["start_ts"], o["end_ts"], t0, t1)
+    o["bytes"] = total
+    o["bytes_in_window"] = inwin
+    o["basis"] = [p.basis.get(int(j), "none") for j in o["job_id"]]
+    sb = system_bytes if system_bytes is not None else math.nan
+    o["share_of_system"] = o["bytes_in_window"] / sb if sb and sb == sb and sb > 0 else math.nan
+    o = o.sort_values(["bytes_in_window", "job_id"], ascending=[False, True], kind="stable")
+    return Table(
+        o[cols].reset_index(drop=True),
+        params=params,
+        sql=join_sql(_OTHERS_SQL, p.sql),
+        evidence={"window_start": t0, "window_end": w.end, "jobs": int(len(o))},
+    )
+
+
+def load_series(
+    store,
+    job_id: int,
+    *,
+    margin_s: float | None = None,
+    devices: str | None = None,
+) -> Table:
+    """The matched targets' load per counter sample around the job, and the job's bytes.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+    margin_s : float, optional
+        Also show this long before and after the job [s]; default the job's run time
+        (at least 5 samples' worth).
+    devices : str, optional
+        As for :func:`job_context`.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per (input, sample end) within the margin: ``source_id``, ``input``,
+        ``start``, ``ts`` (UTC), ``interval_s`` [s], ``targets`` (matched targets
+        summed), ``bytes`` and ``system_bps`` (their read + write [bytes], [bytes/s]),
+        ``job_bytes`` and ``job_bps`` (the job's bytes placed on them in the same sample,
+        NaN where they cannot be placed). ``evidence``: ``status`` and ``reason`` (as in
+        :func:`job_context`), ``window_start``, ``window_end``, ``match``.
+    """
+    caller = "load_series"
+    m = _match(store, job_id, caller, devices=devices, model=None, optimal_bytes=None)
+    w = m.window
+    cols = ["source_id", "input", "start", "ts", "interval_s", "targets", "bytes",
+            "system_bps", "job_bytes", "job_bps"]  # fmt: skip
+    ev = {"status": m.status, "reason": m.reason, "window_start": w.start,
+          "window_end": w.end, "match": m.match, "app": w.app, "job_id": w.job_id}  # fmt: skip
+    if m.samples is None or m.samples.empty:
+        if not ev["status"]:
+            ev.update(status="no_match", reason="no sample of the matched targets holds bytes")
+        return Table(pd.DataFrame(columns=cols), evidence=ev, sql=join_sql(*m.sql))
+    s = m.samples
+    step = float(s["interval_s"].median())
+    margin = margin_s if margin_s is not None else max(w.seconds, 5 * step)
+    lo = w.start - pd.to_timedelta(margin, unit="s")
+    hi = w.end + pd.to_timedelta(margin, unit="s")
+    s = s[(s["ts"] > lo) & (s["start"] < hi)].copy()
+    s["bytes"] = s["read_bytes"] + s["write_bytes"]
+    pieces = m.pieces.frame
+    per_input = s.groupby("source_id")["target"].nunique()
+    s["job_bytes"] = np.nan
+    for (sid, target), g in s.groupby(["source_id", "target"], sort=False):
+        osti = ost_index(target)
+        if m.match == "ost" and osti is not None:
+            p = pieces[pieces["ost"] == osti]
+        elif per_input.get(sid, 0) == 1:
+            p = pieces
+        else:
+            continue
+        s.loc[g.index, "job_bytes"] = _job_bytes_in(p, w, g["start"], g["ts"])
+    agg = (
+        s.groupby(["source_id", "ts"], sort=True)
+        .agg(
+            start=("start", "min"),
+            interval_s=("interval_s", "max"),
+            targets=("target", "nunique"),
+            bytes=("bytes", "sum"),
+            job_bytes=("job_bytes", lambda v: v.sum() if v.notna().any() else np.nan),
+        )
+        .reset_index()
+    )
+    agg["system_bps"] = agg["bytes"] / agg["interval_s"]
+    agg["job_bps"] = agg["job_bytes"] / agg["interval_s"]
+    names = store.sql("SELECT source_id, uri FROM sources").df().set_index("source_id")["uri"]
+    agg["input"] = [str(names.get(i, "")).rsplit("/", 1)[-1] for i in agg["source_id"]]
+    return Table(agg[cols], evidence=ev, params={"job_id": w.job_id, "margin_s": margin},
+                 sql=join_sql(*m.sql))  # fmt: skip
