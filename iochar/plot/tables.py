@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["table1_view", "table2_view", "app_means_view", "class_view"]
+__all__ = ["table1_view", "table2_view", "app_means_view", "class_view", "insights_view"]
 
 _MIB, _KIB = 2.0**20, 2.0**10  # table units
 
@@ -171,6 +171,41 @@ def class_view(labels: pd.DataFrame, job_id: int | None = None) -> pd.DataFrame:
             "tail_share": f["tail_share"].astype(float).round(2),
             "write_bursts": f["write_bursts"],
             "series": f["series"],
+        }
+    )
+    return out.reset_index(drop=True)
+
+
+def insights_view(found, job_id: int | None = None) -> pd.DataFrame:
+    """The findings of :func:`iochar.analyze.insights.run` as a table to read.
+
+    Parameters
+    ----------
+    found : iochar.result.Table
+        The result of :func:`iochar.analyze.insights.run`.
+    job_id : int, optional
+        Only this job (None: all).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``job_id``, ``severity``, ``code``, ``topic``, ``title``, ``evidence`` (the
+        numbers the rule's query returned, as ``name = value`` text) and
+        ``recommendation`` (with its reference), most severe first. The SQL of each
+        finding stays in ``found["sql"]``.
+    """
+    from iochar.narrate.insights import evidence_text
+
+    f = found if job_id is None else found[found["job_id"] == job_id]
+    out = pd.DataFrame(
+        {
+            "job_id": f["job_id"],
+            "severity": f["severity"],
+            "code": f["code"],
+            "topic": f["topic"],
+            "title": f["title"],
+            "evidence": [evidence_text(e, limit=8, markdown=False) for e in f["evidence"]],
+            "recommendation": f["recommendation"],
         }
     )
     return out.reset_index(drop=True)
