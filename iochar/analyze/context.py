@@ -273,74 +273,95 @@ def _cumulative(a: np.ndarray, b: np.ndarray, w: np.ndarray, t: np.ndarray) -> n
     return out
 
 
-def _layouts(store, job_id: int) -> dict[int, list[tuple[float, float, float, list[int]]]]:
-    """Per file: its Lustre components as (ext_start, ext_end, stripe_size, OST ids)."""
+def _layouts(store, job_id: int) -> pd.DataFrame:
+    """The Lustre layout of each file of a job, one row per (file, component, stripe).
+
+    Columns ``file_id``, ``comp``, ``e0``, ``e1`` (the component's extent [bytes];
+    ``inf`` for Darshan's -1, "to the end of the file"), ``size`` (stripe size
+    [bytes]; NaN when not recorded), ``count`` (stripes in the component), ``k`` (the
+    stripe's position, 0-based) and ``ost`` (its OST index).
+    """
+    cols = ["file_id", "comp", "e0", "e1", "size", "count", "k", "ost"]
     df = store.sql(_LAYOUT_SQL, params={"job": int(job_id)}).df()
-    if df.empty:
-        return {}
     df = df[df["file_id"].notna()]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
     # one record per file (a file has one layout; a rank's copy repeats it)
-    first = df.groupby("file_id")["record"].transform("min")
-    df = df[df["record"] == first]
+    df = df[df["record"] == df.groupby("file_id")["record"].transform("min")]
     m = df["counter"].str.extract(_LUSTRE)
     df = df.assign(comp=pd.to_numeric(m[0]), field=m[1], j=pd.to_numeric(m[2]))
     df = df[df["comp"].notna()]
-    out: dict[int, list] = {}
-    for (fid, _comp), g in df.groupby(["file_id", "comp"], sort=True):
-        vals = dict(zip(g["field"], g["value"], strict=False))
-        osts = g[g["j"].notna()].sort_values("j")
-        ids = [int(v) for v in osts["value"] if v == v and v >= 0]
-        count = vals.get("STRIPE_COUNT", math.nan)
-        if count == count and count > 0:
-            ids = ids[: int(count)]
-        if not ids:
-            continue
-        e0 = vals.get("EXT_START", 0.0)
-        e1 = vals.get("EXT_END", -1.0)
-        size = vals.get("STRIPE_SIZE", math.nan)
-        e0 = e0 if e0 == e0 and e0 >= 0 else 0.0
-        e1 = e1 if e1 == e1 and e1 > e0 else math.inf  # -1: to the end of the file
-        out.setdefault(int(fid), []).append((e0, e1, size, ids))
-    return out
+    scal = df[df["j"].isna()].pivot_table(
+        index=["file_id", "comp"], columns="field", values="value", aggfunc="first"
+    )
+    for c in ("STRIPE_SIZE", "STRIPE_COUNT", "EXT_START", "EXT_END"):
+        if c not in scal.columns:
+            scal[c] = np.nan
+    ost = df[df["j"].notna() & (df["value"] >= 0)][["file_id", "comp", "j", "value"]]
+    lay = ost.merge(scal.reset_index(), on=["file_id", "comp"], how="left")
+    count = lay.groupby(["file_id", "comp"])["j"].transform("size").astype("float64")
+    declared = lay["STRIPE_COUNT"]
+    lay = lay[~(declared > 0) | (lay["j"] < declared)]  # ids past the stripe count: unused
+    count = count.loc[lay.index].where(~(declared.loc[lay.index] > 0), declared.loc[lay.index])
+    e0 = lay["EXT_START"].where(lay["EXT_START"] >= 0, 0.0)
+    e1 = lay["EXT_END"].where(lay["EXT_END"] > e0, np.inf)
+    size = lay["STRIPE_SIZE"].where(lay["STRIPE_SIZE"] > 0)
+    k = lay.groupby(["file_id", "comp"])["j"].rank(method="first").astype("int64") - 1
+    return pd.DataFrame(
+        {
+            "file_id": lay["file_id"].astype("int64"),
+            "comp": lay["comp"].astype("int64"),
+            "e0": e0.astype("float64"),
+            "e1": e1.astype("float64"),
+            "size": size.astype("float64"),
+            "count": count.astype("float64"),
+            "k": k,
+            "ost": lay["value"].astype("int64"),
+        }
+    ).reset_index(drop=True)
 
 
-def _on_stripe(x: np.ndarray, size: float, count: int, k: int) -> np.ndarray:
+def _on_stripe(x: np.ndarray, size: np.ndarray, count: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Bytes of [0, x) on the k-th of ``count`` stripes of ``size`` bytes (RAID-0)."""
     full = np.floor(x / (size * count))
     rest = x - full * size * count
     return full * size + np.clip(rest - k * size, 0.0, size)
 
 
-def _split_osts(lo: np.ndarray, hi: np.ndarray, comps) -> dict[int, np.ndarray]:
-    """Per OST id, the bytes of each range [lo, hi) the layout puts on it.
+def _split_osts(pieces: pd.DataFrame, layout: pd.DataFrame) -> pd.DataFrame:
+    """Each piece of a file with a layout, split into one piece per OST it touches.
 
-    Ranges with a NaN bound are split evenly over the OSTs of the first component.
+    A piece's byte range ``[lo, hi)`` is cut by the components' extents and dealt to
+    the stripes as RAID-0 does (:func:`_on_stripe`); its bytes are split in the same
+    proportion. A range with no known bound, or a component without a stripe size, is
+    split evenly over the stripes (of the first component, for an unknown range).
     """
-    out: dict[int, np.ndarray] = {}
-    known = np.isfinite(lo) & np.isfinite(hi)
-    length = np.where(known, np.maximum(hi - lo, 0.0), 0.0)
-    for e0, e1, size, ids in comps:
-        a = np.clip(lo, e0, e1)
-        b = np.clip(hi, e0, e1)
-        ok = known & (b > a)
-        if not (size == size and size > 0):  # no stripe size: an even split
-            for i in ids:
-                out[i] = out.get(i, 0.0) + np.where(ok, (b - a) / len(ids), 0.0)
-            continue
-        for k, i in enumerate(ids):
-            got = _on_stripe(np.where(ok, b, 0.0), size, len(ids), k)
-            got -= _on_stripe(np.where(ok, a, 0.0), size, len(ids), k)
-            out[i] = out.get(i, 0.0) + got
-    if (~known).any() and comps:
-        ids = comps[0][3]
-        for i in ids:
-            out[i] = out.get(i, 0.0) + np.where(known, 0.0, 1.0 / len(ids))
-    # as shares of each range's length (unknown ranges: already shares)
+    x = pieces.reset_index(drop=True).assign(_piece=lambda d: np.arange(len(d)))
+    x["file_id"] = x["file_id"].astype("int64")
+    j = x.drop(columns="ost").merge(layout, on="file_id")
+    lo, hi = j["lo"].to_numpy(np.float64), j["hi"].to_numpy(np.float64)
+    known = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)
+    e0, e1 = j["e0"].to_numpy(), j["e1"].to_numpy()
+    a, b = np.clip(lo, e0, e1), np.clip(hi, e0, e1)
+    size, count, k = j["size"].to_numpy(), j["count"].to_numpy(), j["k"].to_numpy()
+    inside = np.where(known & (b > a), 1.0, 0.0)
+    striped = np.isfinite(size)
     with np.errstate(invalid="ignore", divide="ignore"):
-        for i in out:
-            out[i] = np.where(known, out[i] / np.where(length > 0, length, np.nan), out[i])
-            out[i] = np.nan_to_num(out[i])
-    return out
+        got = np.where(
+            striped,
+            _on_stripe(np.where(striped, b, 0.0), np.where(striped, size, 1.0), count, k)
+            - _on_stripe(np.where(striped, a, 0.0), np.where(striped, size, 1.0), count, k),
+            (b - a) / count,
+        )
+        share = np.where(known, inside * got / np.where(known, hi - lo, 1.0), 0.0)
+    first = j["comp"] == j.groupby("file_id")["comp"].transform("min")
+    share = np.where(~known & first.to_numpy(), 1.0 / count, share)
+    j["bytes"] = j["bytes"].to_numpy() * np.nan_to_num(share)
+    j = j[j["bytes"] > 0]
+    out = j.groupby(["_piece", "ost"], sort=False)["bytes"].sum().reset_index()
+    base = x.drop(columns=["bytes", "ost"]).set_index("_piece")
+    out = out.join(base, on="_piece").drop(columns="_piece")
+    return out[[c for c in pieces.columns]]
 
 
 @dataclass
@@ -423,17 +444,11 @@ def _by_ost(store, frame: pd.DataFrame) -> pd.DataFrame:
     out = [frame[frame["file_id"].isna()]]
     for jid, g in frame[frame["file_id"].notna()].groupby("job_id", sort=False):
         lay = _layouts(store, int(jid))
-        has = g["file_id"].astype("int64").isin(list(lay))
+        has = g["file_id"].astype("int64").isin(lay["file_id"].unique())
         out.append(g[~has])
-        for fid, h in g[has].groupby("file_id", sort=False):
-            shares = _split_osts(
-                h["lo"].to_numpy(np.float64), h["hi"].to_numpy(np.float64), lay[int(fid)]
-            )
-            for ost, share in shares.items():
-                if not np.any(share > 0):
-                    continue
-                out.append(h.assign(bytes=h["bytes"].to_numpy() * share, ost=ost)[share > 0])
-    return pd.concat(out, ignore_index=True)
+        if has.any():
+            out.append(_split_osts(g[has], lay))
+    return pd.concat([o for o in out if len(o)], ignore_index=True) if out else frame
 
 
 # --------------------------------------------------------------------------- counters
@@ -550,12 +565,9 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
     for c in ("record_start", "record_end"):
         ranges[c] = pd.to_datetime(ranges[c])
     jobs = pd.DataFrame({"job_id": [w.job_id], "runtime_s": [w.runtime_s]})
-    layouts = bool(_layouts(store, w.job_id))
-    pieces = _pieces(store, jobs, layouts=layouts)
-    osts = sorted({int(o) for o in pieces.frame["ost"] if o >= 0}) if layouts else []
-    if layouts and not osts:  # a layout but no bytes: the OSTs named all the same
-        osts = sorted({i for comps in _layouts(store, w.job_id).values() for c in comps
-                       for i in c[3]})  # fmt: skip
+    lay = _layouts(store, w.job_id)
+    pieces = _pieces(store, jobs, layouts=not lay.empty)
+    osts = sorted({int(o) for o in lay["ost"]})  # the OSTs the job's files name
     m = _Match(w, "", "", ranges=ranges, osts=osts, pieces=pieces)
     m.sql = [_JOB_SQL, _RANGES_SQL, pieces.sql or ""]
     if w.start is None:
