@@ -17,7 +17,8 @@ Drishti's ``thresholds``, drishti-io ``drishti/includes/config.py``) and
 stragglers, MPI-IO skew, rank-0 bottleneck, slow OSTs, striping) and
 :mod:`iochar.analyze.insights.rules_system` (checkpoint interval and overhead,
 variance across repeated jobs, FSU, bursts against system busy periods: iochar's
-analyses); :data:`RULES` is all three.
+analyses) and :mod:`iochar.analyze.insights.rules_more` (blocking MPI-IO time, staging
+I/O a larger memory would remove); :data:`RULES` is all four.
 
 Examples
 --------
@@ -39,6 +40,7 @@ from typing import Any
 
 from iochar.analyze.insights._rule import SEVERITIES, TOPICS, Param, Rule
 from iochar.analyze.insights.rules import RULES as _SQL_RULES
+from iochar.analyze.insights.rules_more import RULES as _MORE_RULES
 from iochar.analyze.insights.rules_ranks import RULES as _RANK_RULES
 from iochar.analyze.insights.rules_system import RULES as _SYSTEM_RULES
 from iochar.errors import ParameterError
@@ -49,9 +51,10 @@ __all__ = ["COLUMNS", "RULES", "SEVERITIES", "TOPICS", "Param", "Rule", "run", "
 COLUMNS = ("job_id", "code", "topic", "severity", "title", "evidence", "recommendation", "sql")
 
 #: The default rules: :mod:`~iochar.analyze.insights.rules`,
-#: :mod:`~iochar.analyze.insights.rules_ranks`, then
-#: :mod:`~iochar.analyze.insights.rules_system`.
-RULES = (*_SQL_RULES, *_RANK_RULES, *_SYSTEM_RULES)
+#: :mod:`~iochar.analyze.insights.rules_ranks`,
+#: :mod:`~iochar.analyze.insights.rules_system`, then
+#: :mod:`~iochar.analyze.insights.rules_more`.
+RULES = (*_SQL_RULES, *_RANK_RULES, *_SYSTEM_RULES, *_MORE_RULES)
 
 _CALLER = "iochar.analyze.insights.run"
 
@@ -142,7 +145,9 @@ def run(
     -------
     iochar.result.Table
         One row per finding, columns :data:`COLUMNS`: ``evidence`` is a dict of the
-        numbers the rule's SQL (or analysis) returned for the job, ``sql`` the rule's
+        numbers the rule's SQL (or analysis) returned for the job,
+        ``recommendation`` the rule's advice with those numbers filled in
+        (:meth:`Rule.advice`) and its reference, ``sql`` the rule's
         query (run with ``job_id`` and the thresholds in ``.params[code]`` bound), or
         for an analysis the SQL its result carries (empty when it exposes none).
         Sorted by job, then severity (high first), then code.
@@ -200,7 +205,7 @@ def run(
                     "severity": sev,
                     "title": rule.title,
                     "evidence": row,
-                    "recommendation": f"{rule.recommendation} [{rule.reference}]",
+                    "recommendation": f"{rule.advice(row)} [{rule.reference}]",
                     "sql": sql,
                 }
             )

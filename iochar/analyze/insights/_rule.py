@@ -29,11 +29,18 @@ threshold, the finding is only ``info``: the measure is there but the second
 number says it costs little (Drishti's ``*_absolute`` guards: too few requests;
 a variance rule: a slowdown within the group's own spread; an FSU rule: targets
 not busy).
+
+A recommendation may quote the row's numbers (:meth:`Rule.advice`): ``{name}`` or
+``{name:spec}`` with ``name`` an evidence column is replaced by the value, formatted
+with the Python format ``spec``, or with ``spec`` ``bytes`` in binary units
+(``"1.5 GiB"``, :func:`iochar._units.fmt_bytes`); a missing number reads ``n/a``.
+Any other braces are left as written.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,7 +74,11 @@ TOPICS = (
     "variance",
     "fsu-suboptimal",
     "cycles-collide",
+    "blocking-io",
 )
+
+#: ``{name}`` / ``{name:spec}`` in a recommendation (see :meth:`Rule.advice`).
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}]*))?\}")
 
 
 @dataclass(frozen=True)
@@ -123,7 +134,8 @@ class Rule:
     params : tuple of Param
         Thresholds, with defaults and sources.
     recommendation : str
-        What to do.
+        What to do; may quote the evidence row's numbers as ``{name}`` or
+        ``{name:spec}`` (:meth:`advice`).
     reference : str
         Where the advice and the rule come from.
     needs : str
@@ -179,3 +191,47 @@ class Rule:
         if self.high_at is not None and m > values[self.high_at]:
             return "high"
         return "warn"
+
+    def advice(self, row: Mapping[str, Any]) -> str:
+        """The recommendation with the evidence row's numbers filled in.
+
+        Each ``{name}`` or ``{name:spec}`` whose ``name`` is a column of ``row`` is
+        replaced by its value: ``spec`` ``bytes`` gives binary units
+        (:func:`iochar._units.fmt_bytes`), any other ``spec`` is a Python format
+        spec (``.0%``, ``.3g``); a missing or NaN value reads ``n/a``. Braces around
+        anything else are kept as written.
+
+        Parameters
+        ----------
+        row : mapping
+            The evidence row (column name to number).
+
+        Returns
+        -------
+        str
+            The recommendation.
+
+        Examples
+        --------
+        >>> r = Rule("X-1", "staging-io", "t", "", "m", "w", "Use {b:bytes} ({m:.0%}) {x}",
+        ...          "ref", "needs")
+        >>> r.advice({"b": 3 * 2**30, "m": 0.5})
+        'Use 3.0 GiB (50%) {x}'
+        """
+        from iochar._units import fmt_bytes
+
+        def fill(m: re.Match) -> str:
+            name, spec = m.group(1), m.group(2)
+            if name not in row:
+                return m.group(0)
+            v = row[name]
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                return "n/a"
+            if spec == "bytes":
+                return fmt_bytes(float(v))
+            try:
+                return format(v, spec or "")
+            except (TypeError, ValueError):
+                return str(v)
+
+        return _PLACEHOLDER.sub(fill, self.recommendation)
