@@ -83,6 +83,10 @@ __all__ = [
     "compare_bandwidth",
     "fsu_series",
     "fsu_filesystem",
+    "filesystem_of",
+    "fsu_by_filesystem",
+    "widest_filesystem",
+    "compare_calibration",
     "fsu_histogram",
     "load_table",
     "load_ratio",
@@ -999,6 +1003,60 @@ def compare_bandwidth(model: CostModel, bench: pd.DataFrame) -> Table:
     )
 
 
+def compare_calibration(model: CostModel, calibration: str = "") -> Table:
+    """The model against the benchmark runs of a calibration file (their Fig. 7).
+
+    Uselton & Wright's Fig. 7 sets the bandwidth each calibration run
+    measured beside the bandwidth Eq. 6 predicts for it with the fitted
+    coefficients. This reads the runs of ``calibration`` (fio JSON or IOR
+    output, :func:`iochar.load.bench.read_calibration`) and calls
+    :func:`compare_bandwidth`; with no file (the paper's Table I, whose runs
+    are not published) there is nothing measured to compare, and the table
+    is empty with the reason in its evidence.
+
+    Parameters
+    ----------
+    model : CostModel
+        The model (e.g. :func:`cost_model` of the same file, or Table I).
+    calibration : str, default ""
+        A fio JSON or IOR output file; "" for none.
+
+    Returns
+    -------
+    iochar.result.Table
+        :func:`compare_bandwidth`'s table; no rows without a file.
+        ``evidence``: its evidence, ``calibration`` and, without rows,
+        ``reason``.
+
+    Raises
+    ------
+    ReportError
+        The file cannot be read (one line saying why).
+    """
+    from iochar.load import bench
+
+    _check_model(model, "compare_calibration")
+    cols = ["op", "size_bytes", "runs", "ios", "seconds", "bytes", "measured_bps",
+            "predicted_bps", "measured_mib_s", "predicted_mib_s", "error"]  # fmt: skip
+    if not calibration:
+        return Table(
+            pd.DataFrame({c: [] for c in cols}),
+            evidence={
+                "calibration": "",
+                "model": model._summary(),
+                "reason": "no benchmark runs: the model's coefficients were not fitted "
+                "from a calibration file here (Table I's runs are not published)",
+            },
+        )
+    try:
+        runs = bench.read_calibration(calibration)
+    except IocharError as exc:
+        raise ReportError(f"calibration {calibration!r}: {exc}") from None
+    out = compare_bandwidth(model, runs)
+    out.evidence["calibration"] = str(calibration)
+    return out
+
+
 # --------------------------------------------------------------------------- Eq. 7 series
 
 
@@ -1418,6 +1476,116 @@ def fsu_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> Table
     ev["bin_s"] = bin_s
     ev["aggregate"] = "mean FSU over targets (Uselton & Wright 2013, section V)"
     return Table(out, evidence=ev, params=dict(bin_s=bin_s), sql=_FS_SQL.format(bucket=bucket))
+
+
+#: A Lustre target name: ``<fsname>-OST<hex>`` or ``<fsname>-MDT<hex>`` (the Lustre
+#: Operations Manual's target labels, e.g. ``testfs-OST0000``; lctl's
+#: ``obdfilter.<fsname>-OST0000`` parameter names carry the same label).
+_LUSTRE_TARGET = r"^(?P<fs>.+?)-(?:OST|MDT)[0-9a-fA-F]{4,}(?:[^0-9a-fA-F].*)?$"
+
+
+def filesystem_of(targets) -> pd.Series:
+    """The file system a target belongs to: Lustre's ``fsname``, else the target itself.
+
+    Lustre names every target ``<fsname>-OST<index>`` (``<fsname>-MDT<index>``
+    for metadata targets), with the index in hexadecimal (Lustre Operations
+    Manual, "Lustre file system labels"); the part before it is the file
+    system. A name without that form (a disk such as ``sda``) is its own file
+    system.
+
+    Parameters
+    ----------
+    targets : sequence of str
+        Target names (``size_hist.target``, ``counters.target``).
+
+    Returns
+    -------
+    pandas.Series
+        The file system name of each target, in order.
+
+    Examples
+    --------
+    >>> filesystem_of(["testfs-OST0000", "snx11025-OST001a", "sda"]).tolist()
+    ['testfs', 'snx11025', 'sda']
+    """
+    t = pd.Series(list(targets), dtype="object").astype(str)
+    fs = t.str.extract(_LUSTRE_TARGET)["fs"]
+    return fs.fillna(t).astype(object)
+
+
+def fsu_by_filesystem(series: pd.DataFrame, *, bin_s: float | None = None) -> Table:
+    """File-system-wide FSU (section V) for each file system in an FSU series.
+
+    :func:`fsu_filesystem` averages the FSU of all targets it is given; a
+    database can hold targets of several file systems (and of several
+    machines), whose average means nothing. This groups the targets by
+    :func:`filesystem_of` (Lustre's ``fsname``) and averages within each group:
+    "the utilization metric for the file system as a whole is the average of
+    the value across the individual OSTs" (Uselton & Wright 2013, section V).
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        The result of :func:`fsu_series`.
+    bin_s : float, optional
+        As for :func:`fsu_filesystem` [s].
+
+    Returns
+    -------
+    iochar.result.Table
+        :func:`fsu_filesystem`'s columns, one block per file system, with
+        ``target`` the file system's name and ``filesystem`` the same name.
+        ``evidence``: ``targets`` (file system -> its targets, sorted),
+        ``bin_s`` and the series' evidence.
+    """
+    caller = "fsu_by_filesystem"
+    s = _series_frame(series, caller, ("target", "ts", "fsu_pct"))
+    fs = filesystem_of(s["target"]).to_numpy()
+    parts, members = [], {}
+    for name in sorted(set(fs)):
+        sub = s[fs == name]
+        members[str(name)] = sorted(str(t) for t in sub["target"].unique())
+        part = pd.DataFrame(fsu_filesystem(sub, bin_s=bin_s))
+        part["target"] = name
+        part.insert(1, "filesystem", name)
+        parts.append(part)
+    if parts:
+        out = pd.concat(parts, ignore_index=True)
+    else:
+        out = pd.DataFrame(fsu_filesystem(s, bin_s=bin_s))
+        out.insert(1, "filesystem", pd.Series([], dtype=object))
+    ev = dict(evidence_of(series))
+    ev.update(
+        targets=members,
+        bin_s=bin_s,
+        aggregate="mean FSU over each file system's targets (Uselton & Wright 2013, section V)",
+    )
+    return Table(out, evidence=ev, params=dict(bin_s=bin_s))
+
+
+def widest_filesystem(fs_series: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the file system averaged over the most targets in :func:`fsu_by_filesystem`.
+
+    Parameters
+    ----------
+    fs_series : pandas.DataFrame
+        :func:`fsu_by_filesystem`'s result.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its rows of the file system with the most targets (ties: the most
+        intervals with an FSU, then the name); no rows when it has none.
+    """
+    s = _series_frame(fs_series, "widest_filesystem", ("filesystem", "n_targets", "fsu_pct"))
+    if s.empty:
+        return s
+    members = evidence_of(fs_series).get("targets") or {}
+    g = s.groupby("filesystem").agg(n=("n_targets", "max"), used=("fsu_pct", "count"))
+    g["members"] = [len(members.get(str(k), ())) for k in g.index]
+    g = g.reset_index().sort_values(["members", "n", "used", "filesystem"],
+                                    ascending=[False, False, False, True])  # fmt: skip
+    return s[s["filesystem"] == g["filesystem"].iloc[0]].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- Fig. 11, Tables II/III

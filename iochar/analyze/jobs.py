@@ -104,7 +104,7 @@ import pandas as pd
 from iochar._validation import check_choice, check_int
 from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.errors import ParameterError
-from iochar.result import Result, join_sql
+from iochar.result import Result, Table, join_sql
 
 __all__ = [
     "JobMetrics",
@@ -114,6 +114,12 @@ __all__ = [
     "sharing_table",
     "size_histogram",
     "size_table",
+    "interface_table",
+    "api_table",
+    "size_cdf",
+    "io_cost",
+    "volume_by_mount",
+    "INTERFACES",
     "SIZE_BINS",
     "UNKNOWN",
 ]
@@ -1080,3 +1086,414 @@ def size_table(hist: pd.DataFrame, *, by: str = "app") -> pd.DataFrame:
     wide = wide.reindex(columns=bins).fillna(0.0)
     wide.columns.name = "size [bytes]"
     return wide
+
+
+# --------------------------------------------------------------------------- issue 20 figures
+
+#: Interfaces of :func:`interface_table`: (metrics column, the paper's name, Table II letter).
+INTERFACES = (
+    ("posix", "POSIX", "P"),
+    ("stdio", "STDIO", "S"),
+    ("mpiio", "MPI-IO", "M"),
+    ("hdf5", "HDF5", "H"),
+    ("pnetcdf", "PnetCDF", "N"),
+)
+
+
+def _procs_bin(nprocs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Process-count bins in powers of 4: [1], [2, 4], [5, 16], [17, 64], ... (lo, hi)."""
+    n = np.where(np.isfinite(nprocs) & (nprocs >= 1), nprocs, np.nan)
+    k = np.ceil(np.log(n) / np.log(4.0) - 1e-12)
+    hi = np.where(np.isfinite(k), 4.0**k, np.nan)
+    lo = np.where(k > 0, 4.0 ** (k - 1) + 1, 1.0)
+    return lo, hi
+
+
+def interface_table(metrics) -> Table:
+    """Jobs per I/O interface at each job size (Carns et al. 2011, Fig. 3(a)).
+
+    Fig. 3(a) of Carns et al. (2011) shows, for jobs of increasing process
+    count, the share of jobs that used each interface (POSIX, POSIX stream
+    (STDIO), MPI-IO, high-level libraries) and the data they moved. A job
+    uses an interface when its Darshan log holds records of that module
+    (``interfaces`` of :func:`job_metrics`; a traced job's system calls are
+    POSIX). Darshan records POSIX calls made by MPI-IO underneath too, so an
+    MPI-IO job also counts as POSIX (Table II's "used directly" cannot be told
+    apart from counters).
+
+    Parameters
+    ----------
+    metrics : JobMetrics or pandas.DataFrame
+        :func:`job_metrics`'s result (or its ``jobs`` frame).
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per (process-count bin, interface) with any job: ``procs_lo``,
+        ``procs_hi`` [processes] (bins in powers of 4: 1, 2-4, 5-16, ...),
+        ``procs_bin`` (label), ``interface``, ``jobs`` (jobs of the bin using
+        it), ``bin_jobs`` (measured jobs in the bin), ``pct_jobs``
+        (``100 * jobs / bin_jobs``) [%] and ``io_bytes`` (bytes read and
+        written by those jobs, all their layers counted once) [bytes].
+        ``evidence``: ``jobs`` (measured jobs), ``by_interface`` (jobs per
+        interface over all bins) and ``figure``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> jobs = pd.DataFrame({"job_id": [1, 2, 3], "nprocs": [1, 8, 16], "basis": "counters",
+    ...                      "io_bytes": [10, 20, 30], "posix": [True, True, False],
+    ...                      "stdio": [True, False, False], "mpiio": [False, True, True],
+    ...                      "hdf5": False, "pnetcdf": False})
+    >>> t = interface_table(jobs)
+    >>> for row in t[["procs_bin", "interface", "jobs", "bin_jobs", "pct_jobs"]].values:
+    ...     print(*row)
+    1 POSIX 1 1 100.0
+    1 STDIO 1 1 100.0
+    5-16 POSIX 1 2 50.0
+    5-16 MPI-IO 2 2 100.0
+    """
+    caller = "interface_table"
+    df = _metrics_frame(metrics, caller)
+    missing = [c for c in ("nprocs", "io_bytes", "basis", *(k for k, _, _ in INTERFACES))
+               if c not in df.columns]  # fmt: skip
+    if missing:
+        raise ParameterError("metrics", caller, f"per-job metrics (missing {missing})", "...")
+    d = df[df["basis"].isin(["counters", "ops"])]
+    lo, hi = _procs_bin(_num(d, "nprocs"))
+    base = pd.DataFrame({"procs_lo": lo, "procs_hi": hi, "io": np.nan_to_num(_num(d, "io_bytes"))})
+    base = base[np.isfinite(base["procs_hi"])]
+    keep = np.isfinite(hi)
+    bin_jobs = base.groupby(["procs_lo", "procs_hi"]).size().rename("bin_jobs")
+    parts = []
+    for col, name, _ in INTERFACES:
+        use = _flag(d, col)[keep]
+        sub = base[use]
+        if sub.empty:
+            continue
+        g = sub.groupby(["procs_lo", "procs_hi"]).agg(jobs=("io", "size"), io_bytes=("io", "sum"))
+        parts.append(g.reset_index().assign(interface=name))
+    cols = ["procs_lo", "procs_hi", "procs_bin", "interface", "jobs", "bin_jobs", "pct_jobs",
+            "io_bytes"]  # fmt: skip
+    if not parts:
+        out = pd.DataFrame({c: [] for c in cols})
+    else:
+        out = pd.concat(parts, ignore_index=True).join(bin_jobs, on=["procs_lo", "procs_hi"])
+        out["pct_jobs"] = 100.0 * out["jobs"] / out["bin_jobs"]
+        out["procs_bin"] = [
+            f"{int(a):,}" if a == b else f"{int(a):,}-{int(b):,}"
+            for a, b in zip(out["procs_lo"], out["procs_hi"], strict=True)
+        ]
+        order = {name: i for i, (_, name, _) in enumerate(INTERFACES)}
+        out["_o"] = out["interface"].map(order)
+        out = out.sort_values(["procs_lo", "_o"]).drop(columns="_o")[cols].reset_index(drop=True)
+        for c in ("procs_lo", "procs_hi", "jobs", "bin_jobs"):
+            out[c] = out[c].astype("int64")
+    by_iface = {name: int(_flag(d, col).sum()) for col, name, _ in INTERFACES}
+    return Table(
+        out,
+        evidence={
+            "jobs": int(len(base)),
+            "by_interface": by_iface,
+            "figure": "Carns et al. 2011, Fig. 3(a)",
+        },
+    )
+
+
+def api_table(metrics, *, by: str = "app") -> Table:
+    """Interfaces used by each project (Carns et al. 2011, Table II's APIs column).
+
+    Parameters
+    ----------
+    metrics : JobMetrics or pandas.DataFrame
+        :func:`job_metrics`'s result (or its ``jobs`` frame).
+    by : str, default "app"
+        Column naming the project.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per project (a missing name as :data:`UNKNOWN`), most data
+        first: ``jobs`` (measured), ``io_bytes`` [bytes], ``apis`` (Table II's
+        letters: H = HDF5, N = PnetCDF, M = MPI-IO, S = POSIX stream (STDIO),
+        P = POSIX, in the paper's order) and a job count per interface
+        (``POSIX`` ... ``PnetCDF``).
+    """
+    caller = "api_table"
+    df = _metrics_frame(metrics, caller)
+    if by not in df.columns:
+        raise ParameterError("by", caller, "a column of the metrics", by)
+    d = df[df["basis"].isin(["counters", "ops"])]
+    t = pd.DataFrame(
+        {by: _labels(d[by]).to_numpy(), "io_bytes": np.nan_to_num(_num(d, "io_bytes"))}
+    )
+    for col, name, _ in INTERFACES:
+        t[name] = _flag(d, col)
+    g = t.groupby(by, sort=False)
+    out = g.agg(jobs=("io_bytes", "size"), io_bytes=("io_bytes", "sum"),
+                **{name: (name, "sum") for _, name, _ in INTERFACES})  # fmt: skip
+    letters = ("HDF5", "PnetCDF", "MPI-IO", "STDIO", "POSIX")  # the paper's H,M,S,P order
+    code = {name: letter for _, name, letter in INTERFACES}
+    out["apis"] = [",".join(code[n] for n in letters if row[n] > 0) for _, row in out.iterrows()]
+    out = out.sort_values("io_bytes", ascending=False).reset_index()
+    out = out[[by, "jobs", "io_bytes", "apis", *(name for _, name, _ in INTERFACES)]]
+    return Table(out, evidence={"figure": "Carns et al. 2011, Table II (APIs)"})
+
+
+def size_cdf(metrics) -> Table:
+    """Cumulative distribution of access sizes over all jobs (Carns et al. 2011, Fig. 10).
+
+    Section 4.4 sums the POSIX access-size histograms of every job and draws
+    their CDF per operation; a job's histogram is the one :func:`job_metrics`
+    keeps (POSIX, else MPI-IO, H5D or PNETCDF_VAR; every read and write of a
+    trace), so no access is counted twice.
+
+    Parameters
+    ----------
+    metrics : JobMetrics
+        :func:`job_metrics`'s result (its ``sizes``).
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per op and Darshan bin (:data:`SIZE_BINS`, in size order):
+        ``op``, ``bin``, ``bin_lo``, ``bin_hi`` [bytes; hi exclusive, NaN
+        unbounded], ``count``, ``share`` and ``cum_share`` (fraction of the op's
+        accesses in the bin and at or below it). Ops without accesses have no
+        rows. ``evidence``: ``accesses`` (per op), ``jobs`` (per op),
+        ``most_common`` (the bin holding most accesses, per op) and ``figure``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> sizes = pd.DataFrame({"job_id": [1, 1, 2], "op": "read",
+    ...                       "bin": ["0-100", "100-1K", "100-1K"],
+    ...                       "bin_lo": [0, 101, 101], "bin_hi": [101.0, 1025.0, 1025.0],
+    ...                       "count": [1, 2, 1]})
+    >>> c = size_cdf(JobMetrics(pd.DataFrame({"job_id": [1, 2]}), sizes))
+    >>> c.loc[:1, "cum_share"].tolist(), c.evidence["most_common"]
+    ([0.25, 1.0], {'read': '100-1K'})
+    """
+    caller = "size_cdf"
+    if not isinstance(metrics, JobMetrics):
+        raise ParameterError("metrics", caller, "a JobMetrics", type(metrics))
+    s = metrics.sizes
+    cols = ["op", "bin", "bin_lo", "bin_hi", "count", "share", "cum_share"]
+    names = [b for b, _, _ in SIZE_BINS]
+    if s.empty:
+        return Table(pd.DataFrame({c: [] for c in cols}),
+                     evidence={"accesses": {}, "jobs": {}, "most_common": {},
+                               "figure": "Carns et al. 2011, Fig. 10"})  # fmt: skip
+    used = s[s["count"] > 0]
+    jobs = {str(k): int(v) for k, v in used.groupby("op")["job_id"].nunique().items()}
+    g = s.groupby(["op", "bin"], as_index=False)["count"].sum()
+    g["_i"] = g["bin"].map({b: i for i, b in enumerate(names)})
+    g = g.sort_values(["op", "_i"])
+    tot = g.groupby("op")["count"].transform("sum")
+    g = g[tot > 0].copy()
+    tot = tot[tot > 0]
+    g["share"] = g["count"] / tot
+    g["cum_share"] = g.groupby("op")["count"].cumsum() / tot
+    g["bin_lo"] = [SIZE_BINS[i][1] for i in g["_i"]]
+    g["bin_hi"] = [np.nan if SIZE_BINS[i][2] is None else float(SIZE_BINS[i][2]) for i in g["_i"]]
+    g["count"] = g["count"].astype("int64")
+    out = g[cols].reset_index(drop=True)
+    acc = {str(k): int(v) for k, v in out.groupby("op")["count"].sum().items()}
+    top = {str(op): str(sub.loc[sub["count"].idxmax(), "bin"]) for op, sub in out.groupby("op")}
+    return Table(
+        out,
+        evidence={
+            "accesses": acc,
+            "jobs": jobs,
+            "most_common": top,
+            "figure": "Carns et al. 2011, Fig. 10",
+        },  # fmt: skip
+    )
+
+
+#: Darshan modules of :func:`io_cost` and the interface each is shown as (PyDarshan's
+#: summary joins H5F with H5D and PNETCDF_FILE with PNETCDF_VAR).
+_COST_MODULES = {
+    "POSIX": "POSIX",
+    "MPI-IO": "MPI-IO",
+    "STDIO": "STDIO",
+    "H5F": "HDF5",
+    "H5D": "HDF5",
+    "PNETCDF_FILE": "PnetCDF",
+    "PNETCDF_VAR": "PnetCDF",
+}
+
+_COST_SQL = """
+WITH c AS (
+  SELECT s.job_id,
+         CASE s.module WHEN 'H5F' THEN 'HDF5' WHEN 'H5D' THEN 'HDF5'
+                       WHEN 'PNETCDF_FILE' THEN 'PnetCDF' WHEN 'PNETCDF_VAR' THEN 'PnetCDF'
+                       ELSE s.module END AS interface,
+         coalesce(s.read_time, 0) AS read_s, coalesce(s.write_time, 0) AS write_s,
+         coalesce(s.meta_time, 0) AS meta_s
+  FROM file_stats s
+  WHERE list_contains($modules, s.module)
+    AND ($job_id IS NULL OR s.job_id = $job_id)
+),
+o AS (
+  SELECT o.job_id,
+         CASE WHEN o.call = 'DXT_MPIIO' THEN 'MPI-IO' ELSE 'POSIX' END AS interface,
+         CASE WHEN o.op = 'read' THEN o.t_end - o.t_start ELSE 0 END AS read_s,
+         CASE WHEN o.op = 'write' THEN o.t_end - o.t_start ELSE 0 END AS write_s,
+         CASE WHEN o.op NOT IN ('read', 'write') THEN o.t_end - o.t_start ELSE 0 END AS meta_s
+  FROM (SELECT DISTINCT job_id, rank, t_start, t_end, call, op FROM ops
+        WHERE ($job_id IS NULL OR job_id = $job_id)
+          AND job_id NOT IN (SELECT job_id FROM file_stats)
+          AND t_end IS NOT NULL) o
+),
+u AS (SELECT *, 'counters' AS basis FROM c UNION ALL SELECT *, 'ops' AS basis FROM o)
+SELECT u.job_id, j.app, j.nprocs, j.runtime_s, u.interface, any_value(u.basis) AS basis,
+       sum(u.read_s) AS read_s, sum(u.write_s) AS write_s, sum(u.meta_s) AS meta_s
+FROM u JOIN jobs j USING (job_id)
+GROUP BY ALL
+ORDER BY u.job_id, u.interface
+"""
+
+
+def io_cost(store, *, job_id: int | None = None) -> Table:
+    """Time in reads, writes and metadata per job and interface (PyDarshan's "I/O Cost").
+
+    PyDarshan's job summary (``darshan summary``, ``plot_io_cost``) draws, per
+    module, the read, write and metadata time (``<MOD>_F_READ_TIME``,
+    ``_F_WRITE_TIME``, ``_F_META_TIME``) summed over the module's records and
+    divided by the job's process count: the time an average process spent,
+    against the run time. This is that table, for every job: H5F and H5D are
+    one interface (HDF5), PNETCDF_FILE and PNETCDF_VAR one (PnetCDF), as in
+    PyDarshan. Each interface is shown on its own: MPI-IO time includes the
+    POSIX time beneath it, so interfaces are never added up. A job without
+    Darshan counters is measured from its traced calls (DXT_MPIIO segments as
+    MPI-IO, every other call as POSIX; calls other than read and write are
+    metadata), each call once.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Only this job.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per (job, interface): ``job_id``, ``app``, ``nprocs``,
+        ``runtime_s`` [s], ``interface``, ``basis`` (counters or ops),
+        ``read_s``, ``write_s``, ``meta_s`` (summed over processes and files
+        [s]), ``io_s`` (their sum [s]), ``read_s_per_proc``,
+        ``write_s_per_proc``, ``meta_s_per_proc`` (divided by ``nprocs``:
+        PyDarshan's bars [s]) and ``pct_runtime`` (``100 * io_s / nprocs /
+        runtime_s``: PyDarshan's right axis [%]; NaN without a run time).
+    """
+    check_int(job_id, "job_id", "io_cost", "None or an int", none=True)
+    params = {"modules": list(_COST_MODULES), "job_id": None if job_id is None else int(job_id)}
+    df = store.sql(_COST_SQL, params=params).df()
+    df["io_s"] = df["read_s"] + df["write_s"] + df["meta_s"]
+    n = pd.to_numeric(df["nprocs"], errors="coerce").astype("float64")
+    n = n.where(n > 0)
+    for c in ("read_s", "write_s", "meta_s"):
+        df[f"{c}_per_proc"] = df[c] / n
+    rt = pd.to_numeric(df["runtime_s"], errors="coerce").astype("float64")
+    df["pct_runtime"] = 100.0 * df["io_s"] / n / rt.where(rt > 0)
+    return Table(
+        df,
+        params={"job_id": job_id},
+        sql=_COST_SQL,
+        evidence={"source": "PyDarshan summary, I/O Cost (darshan.experimental.plots)"},
+    )
+
+
+_MOUNT_SQL = r"""
+WITH jm AS (
+  SELECT j.job_id, unnest(from_json(s.meta -> 'mounts', '["VARCHAR[]"]')) AS m
+  FROM jobs j JOIN sources s USING (source_id)
+  WHERE json_type(s.meta -> 'mounts') = 'ARRAY'
+),
+mounts AS (SELECT job_id, m[1] AS mount, m[2] AS fs_type FROM jm WHERE len(m) >= 1),
+c AS (
+  SELECT s.job_id, s.file_id, coalesce(s.bytes_read, 0) AS bytes_read,
+         coalesce(s.bytes_written, 0) AS bytes_written
+  FROM file_stats s WHERE s.module IN ('POSIX', 'STDIO')
+),
+o AS (
+  SELECT job_id, file_id,
+         CASE WHEN op = 'read' THEN size ELSE 0 END AS bytes_read,
+         CASE WHEN op = 'write' THEN size ELSE 0 END AS bytes_written
+  FROM ops
+  WHERE op IN ('read', 'write') AND size IS NOT NULL AND error IS NULL
+    AND call IS DISTINCT FROM 'DXT_MPIIO'
+    AND job_id NOT IN (SELECT job_id FROM file_stats)
+),
+per_file AS (
+  SELECT u.job_id, u.file_id, f.path, sum(u.bytes_read) AS bytes_read,
+         sum(u.bytes_written) AS bytes_written
+  FROM (SELECT * FROM c UNION ALL SELECT * FROM o) u
+  LEFT JOIN files f ON f.job_id = u.job_id AND f.file_id = u.file_id
+  GROUP BY ALL
+),
+matched AS (
+  SELECT p.*, arg_max(m.mount, length(m.mount)) AS mount,
+         arg_max(m.fs_type, length(m.mount)) AS fs_type
+  FROM per_file p LEFT JOIN mounts m
+    ON m.job_id = p.job_id
+   AND (m.mount = '/' OR p.path = m.mount OR starts_with(p.path, m.mount || '/'))
+  GROUP BY ALL
+)
+SELECT coalesce(mount, CASE WHEN path IS NULL THEN '(no name)'
+                            WHEN starts_with(path, '/') THEN regexp_extract(path, '^/[^/]*')
+                            WHEN starts_with(path, '<') THEN '(standard streams)'
+                            WHEN regexp_matches(path, '^[a-z_]+:\[') THEN '(pipes, sockets)'
+                            ELSE '(relative paths)' END) AS mount,
+       string_agg(DISTINCT fs_type, ',' ORDER BY fs_type) AS fs_type,
+       bool_or(mount IS NOT NULL) AS from_mount_table,
+       count(DISTINCT job_id) AS jobs,
+       count(*) FILTER (WHERE bytes_read > 0) AS files_read,
+       count(*) FILTER (WHERE bytes_written > 0) AS files_written,
+       sum(bytes_read)::BIGINT AS bytes_read, sum(bytes_written)::BIGINT AS bytes_written
+FROM matched
+GROUP BY 1
+ORDER BY sum(bytes_read) + sum(bytes_written) DESC, 1
+"""
+
+
+def volume_by_mount(store) -> Table:
+    """Bytes read and written per mount point (PyDarshan's "Data Access by Category").
+
+    PyDarshan's job summary groups the POSIX and STDIO records by file system
+    and shows, per group, the bytes and files read and written. The rule here:
+    a file belongs to the longest mount point of its job's Darshan mount table
+    (``darshan_log_get_mounts``: the mount path and file system type) that is
+    the file's path or a directory above it (libdarshan-util matches file to
+    mount this way); without a mount table (traces) or a match, PyDarshan's
+    rule: the path's first component (``/scratch`` for
+    ``/scratch/x/y``). Names that are not absolute paths form groups of their
+    own: ``(standard streams)`` (``<STDOUT>``...), ``(pipes, sockets)``
+    (strace's ``pipe:[N]``, ``socket:[N]``), ``(relative paths)`` (a trace's
+    ``./x``: no mount can be told) and ``(no name)``.
+    Only POSIX and STDIO records are counted (MPI-IO and HDF5 calls end up in
+    POSIX ones); a job without Darshan counters counts its traced reads and
+    writes (DXT_MPIIO segments left out).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per mount point, most data first: ``mount``, ``fs_type``
+        (from the mount tables, comma-separated when jobs disagree; else
+        NULL), ``from_mount_table``, ``jobs``,
+        ``files_read``, ``files_written`` (job x file pairs that moved bytes),
+        ``bytes_read`` and ``bytes_written`` [bytes].
+    """
+    df = store.sql(_MOUNT_SQL).df()
+    return Table(
+        df,
+        sql=_MOUNT_SQL,
+        evidence={"source": "PyDarshan summary, Data Access by Category"},
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from iochar.errors import ParameterError
@@ -46,6 +47,7 @@ __all__ = [
     "fsu_histogram_chart",
     "size_histogram_chart",
     "cost_model_chart",
+    "daily_profile_chart",
 ]
 
 
@@ -706,3 +708,97 @@ def cost_model_chart(compare: pd.DataFrame, **overrides: Any):
         x=x, y=alt.Y("predicted:Q", title=y_title), color=color
     )
     return alt.layer(points, line).properties(**{**THEME, **overrides})
+
+
+def _hour_grid(df: pd.DataFrame, keys: list[str], step_h: float) -> pd.DataFrame:
+    """``df`` with a null-rate row at every missing time-of-day bin, so lines break there."""
+    hours = np.round(np.arange(0.0, 24.0, step_h), 9)
+    parts = []
+    for k, g in df.groupby(keys, sort=False):
+        full = pd.DataFrame({"hour": hours})
+        vals = k if isinstance(k, tuple) else (k,)
+        for name, v in zip(keys, vals, strict=True):
+            full[name] = v
+        g = g.assign(hour=np.round(g["hour"].astype(float), 9))
+        parts.append(full.merge(g, on=[*keys, "hour"], how="left"))
+    return pd.concat(parts, ignore_index=True) if parts else df
+
+
+def daily_profile_chart(profile, **overrides: Any):
+    """Each day's rate by time of day against the long-term median day (U&W 2013, Fig. 9).
+
+    Parameters
+    ----------
+    profile : iochar.analyze.throughput.DailyProfile
+        :func:`iochar.analyze.throughput.daily_profile`.
+    **overrides
+        Passed to ``Chart.properties``.
+
+    Returns
+    -------
+    altair.VConcatChart or NoChart
+        One panel per metric (read, write), each in its own binary rate unit:
+        every day's rate per time-of-day bin (thin grey lines with points),
+        the median over days per bin (the typical day's shape, thick), and the
+        long-term median of the days' mean rates (dashed rule, the paper's
+        "600 MB/s averaged over the day"), over 0-24 h UTC; lines break at
+        bins without samples. A :class:`NoChart` with the profile's
+        ``reason`` (no counters, or fewer than two days).
+    """
+    for name in ("bins", "profile", "median_rate", "reason", "bin_s"):
+        if not hasattr(profile, name):
+            raise ParameterError("profile", "daily_profile_chart", "a DailyProfile", type(profile))
+    if profile.reason:
+        return NoChart(f"No daily profile chart: {profile.reason}.")
+    alt = _alt()
+    names = {"read_bytes": "read", "write_bytes": "write"}
+    colors = {"read": "#d62728", "write": "#1f77b4"}
+    step_h = profile.bin_s / 3600.0
+    b, med = profile.bins, profile.profile
+    x = alt.X(
+        "hour:Q",
+        title="time of day (UTC) [h]",
+        scale=alt.Scale(domain=[0, 24]),
+        axis=alt.Axis(values=list(range(0, 25, 3))),
+    )
+    panels = []
+    for metric in sorted(set(b["metric"]), key=lambda m: (m not in names, m)):
+        label = names.get(metric, metric)
+        bm, pm = b[b["metric"] == metric], med[med["metric"] == metric]
+        unit = _byte_unit(pd.concat([bm["rate"], pm["median_rate"]]), rate=True)
+        days = _hour_grid(pd.DataFrame({
+            "day": bm["date"].astype(str), "hour": bm["hour"].astype(float),
+            "rate": bm["rate"].astype(float) / unit.size,
+            "covered_s": bm["covered_s"].astype(float)}), ["day"], step_h)  # fmt: skip
+        prof = _hour_grid(pd.DataFrame({
+            "m": label, "hour": pm["hour"].astype(float),
+            "rate": pm["median_rate"].astype(float) / unit.size,
+            "days": pm["days"].astype(float)}), ["m"], step_h)  # fmt: skip
+        rule = pd.DataFrame({
+            "rate": [profile.median_rate[metric] / unit.size],
+            "per_day": [_bytes_text(profile.median_per_day[metric])]})  # fmt: skip
+        y = alt.Y("rate:Q", title=_title(label, unit))
+        rate_tip = alt.Tooltip("rate:Q", format=NUM_FORMAT, title=f"rate [{unit.symbol}]")
+        day_lines = alt.Chart(days).mark_line(point=True, color="#bbb", strokeWidth=1).encode(
+            x=x, y=y, detail="day:N",
+            tooltip=[alt.Tooltip("day:N", title="day (UTC)"), alt.Tooltip("hour:Q", title="hour"),
+                     rate_tip, alt.Tooltip("covered_s:Q", format=",.0f",
+                                           title="seconds sampled")])  # fmt: skip
+        med_line = alt.Chart(prof).mark_line(
+            point=alt.OverlayMarkDef(color=colors.get(label, "#333")),
+            strokeWidth=2.5, color=colors.get(label, "#333"),
+        ).encode(x=x, y=y, tooltip=[alt.Tooltip("hour:Q", title="hour"),
+                                     alt.Tooltip("rate:Q", format=NUM_FORMAT,
+                                                 title=f"median over days [{unit.symbol}]"),
+                                     alt.Tooltip("days:Q", title="days")])  # fmt: skip
+        med_rule = alt.Chart(rule).mark_rule(
+            strokeDash=[6, 4], color=colors.get(label, "#333")
+        ).encode(y=y, tooltip=[alt.Tooltip("rate:Q", format=NUM_FORMAT,
+                                           title=f"median day's mean rate [{unit.symbol}]"),
+                               alt.Tooltip("per_day:N", title="median day's volume")])  # fmt: skip
+        panels.append(
+            alt.layer(day_lines, med_line, med_rule).properties(
+                width=THEME["width"], height=130,
+                title=f"{label}: days (grey), median per hour (solid), median day (dashed)")
+        )  # fmt: skip
+    return alt.vconcat(*panels).properties(**overrides)
