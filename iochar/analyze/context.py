@@ -1125,14 +1125,16 @@ def load_series(
         ``start``, ``ts`` (UTC), ``interval_s`` [s], ``targets`` (matched targets
         summed), ``bytes`` and ``system_bps`` (their read + write [bytes], [bytes/s]),
         ``job_bytes`` and ``job_bps`` (the job's bytes placed on them in the same sample,
-        NaN where they cannot be placed). ``evidence``: ``status`` and ``reason`` (as in
-        :func:`job_context`), ``window_start``, ``window_end``, ``match``.
+        NaN where they cannot be placed), ``job_all_bytes`` and ``job_all_bps`` (all of
+        the job's bytes in the sample's time, wherever they went). ``evidence``:
+        ``status`` and ``reason`` (as in :func:`job_context`), ``window_start``,
+        ``window_end``, ``match``.
     """
     caller = "load_series"
     m = _match(store, job_id, caller, devices=devices, model=None, optimal_bytes=None)
     w = m.window
     cols = ["source_id", "input", "start", "ts", "interval_s", "targets", "bytes",
-            "system_bps", "job_bytes", "job_bps"]  # fmt: skip
+            "system_bps", "job_bytes", "job_bps", "job_all_bytes", "job_all_bps"]  # fmt: skip
     ev = {"status": m.status, "reason": m.reason, "window_start": w.start,
           "window_end": w.end, "match": m.match, "app": w.app, "job_id": w.job_id}  # fmt: skip
     if m.samples is None or m.samples.empty:
@@ -1171,6 +1173,8 @@ def load_series(
     )
     agg["system_bps"] = agg["bytes"] / agg["interval_s"]
     agg["job_bps"] = agg["job_bytes"] / agg["interval_s"]
+    agg["job_all_bytes"] = _job_bytes_in(pieces, w, agg["start"], agg["ts"])
+    agg["job_all_bps"] = agg["job_all_bytes"] / agg["interval_s"]
     names = store.sql("SELECT source_id, uri FROM sources").df().set_index("source_id")["uri"]
     agg["input"] = [str(names.get(i, "")).rsplit("/", 1)[-1] for i in agg["source_id"]]
     return Table(agg[cols], evidence=ev, params={"job_id": w.job_id, "margin_s": margin},
