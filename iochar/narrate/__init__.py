@@ -28,6 +28,7 @@ ior\\_easy\\* ``a`b``
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import re
 import unicodedata
@@ -239,11 +240,14 @@ def listing(items, *, limit: int = 5) -> str:
 
 
 #: Topic modules (one per notebook, and Darshan's modules); ``narrate.apps`` etc.
-#: import on first use.
-TOPICS = ("overview", "apps", "system", "jobs", "snapshots", "darshan")
+#: import on first use. Any other submodule (``narrate.insights``...) imports the
+#: same way.
+TOPICS = ("overview", "apps", "system", "jobs", "snapshots", "darshan", "insights")
 
 
 def __getattr__(name: str):
-    if name in TOPICS:
+    if name in TOPICS or (
+        not name.startswith("_") and importlib.util.find_spec(f"iochar.narrate.{name}") is not None
+    ):
         return importlib.import_module(f"iochar.narrate.{name}")
     raise AttributeError(f"module 'iochar.narrate' has no attribute {name!r}")
