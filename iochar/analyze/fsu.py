@@ -1044,8 +1044,8 @@ def compare_calibration(model: CostModel, calibration: str = "") -> Table:
             evidence={
                 "calibration": "",
                 "model": model._summary(),
-                "reason": "no benchmark runs: the model's coefficients were not fitted "
-                "from a calibration file here (Table I's runs are not published)",
+                "reason": "the model is the paper's Table I, whose benchmark runs are not"
+                " published, and no calibration file was given",
             },
         )
     try:

@@ -57,6 +57,9 @@ __all__ = [
     "fsu_summary",
     "fsu_vs_bandwidth",
     "transfer_sizes",
+    "model_check",
+    "fsu_filesystems",
+    "daily_profile",
 ]
 
 _MIB = float(1 << 20)
@@ -605,3 +608,127 @@ def transfer_sizes(hist: pd.DataFrame) -> str:
             )
         parts.append(f"{head}; {fmt_pct(small / n)} of the {op}s are smaller than {fmt_bytes(big)}")
     return f"Disk I/O sizes (brw_stats, {plural(total, 'I/O')}): " + "; ".join(parts) + "."
+
+
+# --------------------------------------------------------------------------- issue 20 figures
+
+
+def model_check(compare: pd.DataFrame) -> str:
+    """How well the cost model predicts its calibration runs (Uselton & Wright 2013, Fig. 7).
+
+    Parameters
+    ----------
+    compare : pandas.DataFrame
+        :func:`iochar.analyze.fsu.compare_calibration` (or
+        :func:`~iochar.analyze.fsu.compare_bandwidth`).
+
+    Returns
+    -------
+    str
+        Markdown: runs compared, the mean and largest error of Eq. 6's
+        prediction and where it is largest; or why nothing was compared.
+    """
+    ev = evidence_of(compare)
+    if compare.empty:
+        why = ev.get("reason") or "no benchmark runs to compare"
+        return (
+            f"No measured bandwidth to set beside the model: {esc(why)}. Set `calibration` to a"
+            " fio JSON or IOR output to fit the model and draw its Fig. 7."
+        )
+    err = pd.to_numeric(compare["error"], errors="coerce")
+    i = err.abs().idxmax()
+    r = compare.loc[i]
+    return (
+        f"Eq. 6 predicts the bandwidth of {plural(len(compare), 'calibration point')}"
+        f" ({plural(int(compare['runs'].sum()), 'run')}, {esc(ev.get('calibration', ''))})"
+        f" within {fmt_pct(float(err.abs().mean()))} on average; the largest miss is the"
+        f" {r['op']} at {fmt_bytes(float(r['size_bytes']))}: measured"
+        f" {fmt_rate(float(r['measured_bps']))}, predicted {fmt_rate(float(r['predicted_bps']))}"
+        f" ({float(r['error']):+.0%})."
+    )
+
+
+def fsu_filesystems(fs_series: pd.DataFrame) -> str:
+    """The file-system-wide FSU (Uselton & Wright 2013, section V), per file system.
+
+    Parameters
+    ----------
+    fs_series : pandas.DataFrame
+        :func:`iochar.analyze.fsu.fsu_by_filesystem`.
+
+    Returns
+    -------
+    str
+        Markdown: file systems and their targets, the median and peak of
+        each one's mean FSU, and whether a chart follows (only where a file
+        system has two or more targets to average).
+    """
+    members = evidence_of(fs_series).get("targets") or {}
+    if fs_series.empty or not members:
+        return "No FSU series, so no file-system-wide FSU."
+    parts = []
+    for name, targets in members.items():
+        v = pd.to_numeric(
+            fs_series.loc[fs_series["filesystem"] == name, "fsu_pct"], errors="coerce"
+        ).dropna()
+        if v.empty:
+            parts.append(f"{esc(name)} ({plural(len(targets), 'target')}, no interval used)")
+            continue
+        parts.append(
+            f"{esc(name)} ({plural(len(targets), 'target')}: median {fmt_num(v.median())}%,"
+            f" peak {fmt_num(v.max())}% over {plural(len(v), 'interval')})"
+        )
+    text = "FSU averaged over each file system's targets: " + listing(parts, limit=6) + "."
+    if all(len(t) < 2 for t in members.values()):
+        text += (
+            " Each file system holds one target here, so its FSU is that target's (above);"
+            " no chart of its own."
+        )
+    return text
+
+
+def daily_profile(profile) -> str:
+    """A system's days against its long-term median day (Uselton & Wright 2013, Fig. 9).
+
+    Parameters
+    ----------
+    profile : iochar.analyze.throughput.DailyProfile
+        :func:`iochar.analyze.throughput.daily_profile`.
+
+    Returns
+    -------
+    str
+        Markdown: the inputs and targets, days covered, each metric's median
+        daily mean rate and volume, and the busiest day against it; or why
+        there is no long-term view.
+    """
+    if profile.reason:
+        return f"No long-term daily profile: {esc(profile.reason)}."
+    names = {"read_bytes": "reads", "write_bytes": "writes"}
+    d = profile.days
+    cov = float(d.groupby("date")["coverage"].max().mean())
+    text = (
+        f"{plural(profile.n_days, 'day')} of counters ({plural(len(profile.sources), 'input')},"
+        f" {plural(len(profile.targets), 'target')} summed; samples cover on average"
+        f" {fmt_s(cov * 86400)} of a day"
+        + (f", {fmt_pct(cov)}" if cov >= 0.01 else "")
+        + "). The median day's mean rate: "
+    )
+    parts = []
+    for metric, rate in profile.median_rate.items():
+        sub = d[d["metric"] == metric]
+        top = sub.loc[sub["rate"].idxmax()]
+        ratio = float(top["rate"]) / rate if rate > 0 else math.inf
+        parts.append(
+            f"{names.get(metric, esc(metric))} {fmt_rate(rate)}"
+            f" ({fmt_bytes(profile.median_per_day[metric])} a day); the busiest day,"
+            f" {top['date']}, ran at {fmt_rate(float(top['rate']))}"
+            + (f" ({fmt_num(ratio)} times the median)" if math.isfinite(ratio) else "")
+        )
+    text += "; ".join(parts) + "."
+    if cov < 0.99:
+        text += (
+            " Days only partly sampled are judged by their mean rate over the sampled time,"
+            " so their daily volumes are estimates."
+        )
+    return text
