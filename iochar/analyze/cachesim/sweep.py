@@ -1,0 +1,104 @@
+"""Many runs at once: cache sizes x policies x concurrent copies, as one tidy table.
+
+The grid of Miller & Katz's section 6: idle time against cache size (Fig. 8) for one,
+two or more identical copies, with and without read-ahead and write-behind. The trace
+is read once and turned into processes once per number of copies.
+"""
+
+from __future__ import annotations
+
+
+import pandas as pd
+
+from iochar._validation import check_int
+from iochar.analyze.cachesim.config import CacheConfig, CpuConfig, DiskConfig, TierConfig
+from iochar.analyze.cachesim.run import _params, simulate_procs
+from iochar.analyze.cachesim.trace import OPS_SQL, processes, read_ops
+from iochar.errors import ParameterError
+from iochar.result import Table
+
+__all__ = ["POLICIES", "sweep"]
+
+#: Named cache policies: read-ahead mode and write-behind.
+POLICIES: dict[str, dict] = {
+    "none": {"read_ahead": "off", "write_behind": False},
+    "read-ahead": {"read_ahead": "sequential", "write_behind": False},
+    "write-behind": {"read_ahead": "off", "write_behind": True},
+    "both": {"read_ahead": "sequential", "write_behind": True},
+}
+
+
+def sweep(
+    source,
+    job_ids=None,
+    *,
+    cache_sizes=(0, 2 * 8 * 2**20, 4 * 8 * 2**20, 16 * 8 * 2**20),
+    policies=("none", "both"),
+    copies=(1, 2),
+    block_bytes: int = 4096,
+    tier: TierConfig | None = None,
+    disk: DiskConfig | None = None,
+    cpu: CpuConfig | None = None,
+    bin_s: float = 1.0,
+) -> Table:
+    """Simulate every combination of cache size, policy and number of copies.
+
+    Parameters
+    ----------
+    source : iochar.Store, pandas.DataFrame or pyarrow.Table
+        As :func:`iochar.analyze.cachesim.simulate`.
+    job_ids : int or list of int, optional
+        Jobs (with a store).
+    cache_sizes : sequence of int, default 0, 2, 4 and 16 MW
+        Main-cache sizes [bytes].
+    policies : sequence of str, default ("none", "both")
+        Names in :data:`POLICIES`.
+    copies : sequence of int, default (1, 2)
+        Numbers of identical concurrent copies.
+    block_bytes : int, default 4096
+        Cache block [bytes].
+    tier, disk, cpu, bin_s
+        As :func:`iochar.analyze.cachesim.simulate`, the same for every run.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per run: ``cache_bytes``, ``policy``, ``copies``, then every scalar
+        of :class:`iochar.analyze.cachesim.SimResult` (``cpu_idle_s``, ``io_wait_s``,
+        ``read_hit_ratio``, ``peak_disk_bps`` ...). ``evidence``: ``runs``,
+        ``baseline_io_wait_s`` (per number of copies: the smallest cache with the
+        first policy).
+    """
+    for p in policies:
+        if p not in POLICIES:
+            raise ParameterError("policies", "sweep", "names in " + ", ".join(POLICIES), p)
+    sizes = [check_int(s, "cache_sizes", "sweep", "ints >= 0 [bytes]", low=0) for s in cache_sizes]
+    ns = [check_int(n, "copies", "sweep", "ints >= 1", low=1) for n in copies]
+    disk = disk if disk is not None else DiskConfig()
+    cpu = cpu if cpu is not None else CpuConfig()
+    sql = None
+    if hasattr(source, "sql") and hasattr(source, "con"):
+        ops, sql = read_ops(source, job_ids), OPS_SQL
+    else:
+        ops = source
+    rows = []
+    for n in ns:
+        procs, who = processes(ops, n)
+        for size in sizes:
+            for pol in policies:
+                cache = CacheConfig(size_bytes=size, block_bytes=block_bytes, **POLICIES[pol])
+                r = simulate_procs(
+                    procs, who, cache=cache, tier=tier, disk=disk, cpu=cpu, bin_s=bin_s
+                )
+                rows.append({"cache_bytes": size, "policy": pol, "copies": n, **r.row()})
+    df = pd.DataFrame(rows)
+    base = {}
+    if len(df):
+        first = df[(df["cache_bytes"] == min(sizes)) & (df["policy"] == policies[0])]
+        base = dict(zip(first["copies"], first["io_wait_s"], strict=True))
+    prm = _params(CacheConfig(block_bytes=block_bytes), tier, disk, cpu, list(ns), bin_s)
+    prm.update(cache_sizes=sizes, policies=list(policies), job_ids=job_ids)
+    for k in [k for k in prm if k.startswith("cache.") and k != "cache.block_bytes"]:
+        del prm[k]
+    ev = {"runs": len(df), "baseline_io_wait_s": base}
+    return Table(df, evidence=ev, params=prm, sql=sql)

@@ -1,0 +1,159 @@
+"""The processes to replay: each traced process's calls and the CPU bursts between them.
+
+Miller & Katz (1991, section 6.1): "For each process, there is an input trace ... which
+determines the size of each I/O and the elapsed time between it and the next I/O." The
+CPU burst before a call is its recorded ``cpu_s`` (process CPU time since the previous
+I/O) when the trace has it, else the time from the end of the process's previous call
+(its ``t_end``, else its ``t_start``) to the start of this one, never negative; the
+first call's burst is its ``t_start`` (seconds since the job's start). The recorded I/O
+time itself is left out: the simulator puts its own in its place.
+
+One process per (job, rank). A read or write on no known file, or one that failed,
+costs file-system code only, like open, close, seek and stat; ``sync`` waits for the
+process's writes. A read or write without an offset continues where the process's
+previous one on that file ended. Darshan DXT jobs are replayed from their POSIX layer
+only when they have one (:func:`iochar.analyze._sql.one_layer`). ``copies`` runs that
+many identical copies of the set, each on its own files ("not sharing data sets",
+section 6.3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from iochar.analyze._sql import one_layer
+from iochar.analyze.cachesim.scheduler import OTHER, READ, SYNC, WRITE, Proc
+from iochar.errors import ParameterError
+
+__all__ = ["OPS_SQL", "read_ops", "processes"]
+
+#: The ops of the chosen jobs, one layer per job, in each process's order.
+OPS_SQL = f"""
+SELECT o.job_id, o.rank, o.file_id, CAST(o.op AS VARCHAR) AS op, o.offset, o.size,
+       o.t_start, o.t_end, o.cpu_s, o.error IS NOT NULL AS failed
+FROM ops o
+WHERE list_contains($job_ids, o.job_id)
+  AND ({one_layer("o.call", "o.job_id IN (SELECT job_id FROM ops WHERE call = 'DXT_POSIX')")})
+ORDER BY o.job_id, o.rank, o.t_start
+"""
+
+_KIND = {"read": READ, "write": WRITE, "sync": SYNC}
+
+
+def read_ops(store, job_ids) -> pd.DataFrame:
+    """The ops of ``job_ids`` from the store (:data:`OPS_SQL`).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_ids : int or sequence of int
+        The jobs.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ParameterError
+        A job has no ops in the store.
+    """
+    ids = [job_ids] if isinstance(job_ids, (int, np.integer)) else list(job_ids)
+    if not ids or not all(isinstance(j, (int, np.integer)) for j in ids):
+        raise ParameterError("job_ids", "cachesim", "an int or a list of ints", job_ids)
+    ids = [int(j) for j in ids]
+    df = store.sql(OPS_SQL, params={"job_ids": ids}).df()
+    missing = sorted(set(ids) - set(df["job_id"].unique().tolist()))
+    if missing:
+        raise ParameterError("job_ids", "cachesim", "jobs with ops in this database", missing)
+    return df
+
+
+def _frame(ops) -> pd.DataFrame:
+    """A trace as a DataFrame with ``job_id``, ``rank``, ``file`` and the op columns."""
+    if not isinstance(ops, pd.DataFrame):
+        ops = ops.to_pandas()  # pyarrow.Table (iochar.datasets.synth)
+    df = pd.DataFrame(
+        {
+            "job_id": ops["job_id"] if "job_id" in ops else ops.get("job", 0),
+            "rank": ops["rank"] if "rank" in ops else 0,
+            "op": ops["op"].astype(str),
+            "t_start": ops["t_start"].astype(float),
+        }
+    )
+    df["file"] = ops["file_id"] if "file_id" in ops else ops.get("path")
+    for col in ("offset", "size", "t_end", "cpu_s"):
+        df[col] = ops[col] if col in ops else np.nan
+    df["failed"] = ops["failed"] if "failed" in ops else (
+        ops["error"].notna() if "error" in ops else False
+    )  # fmt: skip
+    return df
+
+
+def processes(ops, copies: int = 1) -> tuple[list[Proc], pd.DataFrame]:
+    """The processes of a trace, ``copies`` times over.
+
+    Parameters
+    ----------
+    ops : pandas.DataFrame or pyarrow.Table
+        Ops in the store's layout (:func:`read_ops`) or the trace layout
+        (:func:`iochar.datasets.synth.make_workload`: ``job``, ``path``).
+    copies : int, default 1
+        Identical copies, each with its own files.
+
+    Returns
+    -------
+    procs : list of Proc
+        Copy by copy, then (job, rank).
+    who : pandas.DataFrame
+        ``pid``, ``copy``, ``job_id``, ``rank``, ``ops`` per process.
+    """
+    df = _frame(ops)
+    df = df.sort_values(["job_id", "rank", "t_start"], kind="stable").reset_index(drop=True)
+    grp = [df["job_id"], df["rank"]]
+    t_end = df["t_end"].astype(float).fillna(df["t_start"])
+    prev_end = t_end.groupby(grp).shift(1)
+    gap = (df["t_start"] - prev_end.fillna(0.0)).clip(lower=0.0)
+    cpu = pd.to_numeric(df["cpu_s"], errors="coerce").astype(float)
+    burst = cpu.where(cpu.notna() & (cpu >= 0), gap).to_numpy(float)
+    kind = df["op"].map(_KIND).fillna(OTHER).to_numpy(np.int64)
+    has_file = df["file"].notna().to_numpy()
+    size = pd.to_numeric(df["size"], errors="coerce").to_numpy(float)
+    data = (kind <= WRITE) & has_file & ~df["failed"].to_numpy(bool) & (np.nan_to_num(size) > 0)
+    kind = np.where((kind <= WRITE) & ~data, OTHER, kind)
+    size = np.where(data, np.nan_to_num(size), 0).astype(np.int64)
+    # file keys: one per (job, file); offsets missing -> continue where the last ended
+    fkey = pd.Series(-1, index=df.index, dtype=np.int64)
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([df["job_id"], df["file"]]))
+    fkey[:] = np.where(has_file, codes, -1)
+    off = pd.to_numeric(df["offset"], errors="coerce").astype(float)
+    if off[data].isna().any():
+        d = pd.DataFrame({"k": fkey, "r": df["rank"], "size": np.where(data, size, 0)})
+        pointer = d.groupby(["r", "k"])["size"].cumsum() - d["size"]
+        off = off.where(off.notna(), pointer)
+    offset = np.where(data, np.nan_to_num(off).clip(min=0), 0).astype(np.int64)
+    nfiles = int(fkey.max()) + 1 if len(fkey) else 0
+    fk = fkey.to_numpy()
+    bounds = np.flatnonzero(np.diff(pd.factorize(pd.MultiIndex.from_arrays(grp))[0])) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.concatenate((bounds, [len(df)]))
+    procs, rows = [], []
+    for c in range(int(copies)):
+        fc = (fk + c * nfiles).tolist()
+        for a, b in zip(starts, ends, strict=True):
+            if a == b:
+                continue
+            procs.append(
+                Proc(
+                    kind[a:b].tolist(),
+                    fc[a:b],
+                    offset[a:b].tolist(),
+                    size[a:b].tolist(),
+                    burst[a:b].tolist(),
+                )
+            )
+            rows.append((len(rows), c, df["job_id"].iat[a], int(df["rank"].iat[a]), int(b - a)))
+    who = pd.DataFrame(rows, columns=["pid", "copy", "job_id", "rank", "ops"])
+    return procs, who
