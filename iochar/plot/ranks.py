@@ -82,8 +82,9 @@ def rank_heatmap_chart(cells: pd.DataFrame, *, op: str = "both", **overrides: An
     df["v"] = bu.scale(df[col])
     df["t0"] = df["t_start_s"] / tu.size
     df["t1"] = df["t_end_s"] / tu.size
-    df["y0"] = df["row_lo"].astype(float)
-    df["y1"] = df["row_hi"].astype(float) + 1.0
+    # a row r spans [r - 0.5, r + 0.5], so integer ticks name the row they sit on
+    df["y0"] = df["row_lo"].astype(float) - 0.5
+    df["y1"] = df["row_hi"].astype(float) + 0.5
     df["ranks"] = np.where(
         df["rank_lo"] == df["rank_hi"],
         df["rank_lo"].astype(str),
@@ -94,7 +95,7 @@ def rank_heatmap_chart(cells: pd.DataFrame, *, op: str = "both", **overrides: An
     who = "task id" if pids else "rank"
     y_title = who if per == 1 else f"rank (bins of {per:,} ranks)"
     x_dom = [t_lo / tu.size, t_hi / tu.size]
-    y_dom = [0.0, float(rows if not pids else df["row_hi"].max() + 1)]
+    y_dom = [-0.5, float(rows) - 0.5]
     x = alt.X("t0:Q", scale=alt.Scale(domain=x_dom, nice=False, zero=False),
               title=_title("time since job start", tu))  # fmt: skip
     tips = [
@@ -109,7 +110,7 @@ def rank_heatmap_chart(cells: pd.DataFrame, *, op: str = "both", **overrides: An
         y = alt.Y("ranks:N", sort=order, title=y_title)
         y2 = {}
     else:
-        y = alt.Y("y0:Q", scale=alt.Scale(domain=y_dom, nice=False, zero=True), title=y_title,
+        y = alt.Y("y0:Q", scale=alt.Scale(domain=y_dom, nice=False, zero=False), title=y_title,
                   axis=alt.Axis(format="d", tickMinStep=1))  # fmt: skip
         y2 = {"y2": "y1:Q"}
     width = int(overrides.pop("width", THEME["width"] - 120))
@@ -132,7 +133,7 @@ def rank_heatmap_chart(cells: pd.DataFrame, *, op: str = "both", **overrides: An
                 "v:Q",
                 scale=alt.Scale(type="log", scheme="yelloworangered"),
                 title=_title(what, bu),
-                legend=alt.Legend(format=",.3~g"),
+                legend=alt.Legend(format=",.3~r"),
             ),
             tooltip=tips,
         )
@@ -160,7 +161,7 @@ def rank_heatmap_chart(cells: pd.DataFrame, *, op: str = "both", **overrides: An
         ry = alt.Y("ranks:N", sort=order, axis=None)
         ry2 = {}
     else:
-        ry = alt.Y("y0:Q", scale=alt.Scale(domain=y_dom, nice=False, zero=True), axis=None)
+        ry = alt.Y("y0:Q", scale=alt.Scale(domain=y_dom, nice=False, zero=False), axis=None)
         ry2 = {"y2": "y1:Q"}
     side = (
         alt.Chart(per_r)

@@ -84,7 +84,7 @@ def test_many_ranks_say_the_bin_width():
     spec = chart.to_dict()
     _, main, _ = _views(spec)
     assert main["encoding"]["y"]["title"] == "rank (bins of 2 ranks)"
-    assert main["encoding"]["y"]["scale"]["domain"] == [0.0, 496.0]
+    assert main["encoding"]["y"]["scale"]["domain"] == [-0.5, 495.5]
     texts = _texts(vlc.vegalite_to_svg(chart.to_json()))
     assert "rank (bins of 2 ranks)" in texts
     assert any("ranks in bins of 2" in t for t in texts)
