@@ -456,41 +456,43 @@ def _by_ost(store, frame: pd.DataFrame) -> pd.DataFrame:
 _SEC = "to_microseconds(CAST(interval_s * 1e6 AS BIGINT))"
 
 _RANGES_SQL = f"""
-SELECT 'counters' AS "table", c.source_id, any_value(s.kind) AS kind, any_value(s.uri) AS uri,
+SELECT 'counters' AS "table", coalesce(c.source_id, -1) AS source_id,
+       any_value(s.kind) AS kind, any_value(s.uri) AS uri,
        min(c.ts - {_SEC}) AS record_start, max(c.ts) AS record_end,
        count(DISTINCT c.target) AS targets
 FROM counters c LEFT JOIN sources s ON s.source_id = c.source_id
 WHERE c.metric IN ('read_bytes', 'write_bytes') AND c.interval_s > 0
-GROUP BY c.source_id
+GROUP BY coalesce(c.source_id, -1)
 UNION ALL
-SELECT 'size_hist', h.source_id, any_value(s.kind), any_value(s.uri),
+SELECT 'size_hist', coalesce(h.source_id, -1), any_value(s.kind), any_value(s.uri),
        min(h.ts - {_SEC}), max(h.ts), count(DISTINCT h.target)
 FROM size_hist h LEFT JOIN sources s ON s.source_id = h.source_id
 WHERE h.section = $section AND h.interval_s > 0
-GROUP BY h.source_id
+GROUP BY coalesce(h.source_id, -1)
 ORDER BY 2
 """
 
 _SAMPLES_SQL = f"""
-SELECT source_id, target, ts, ts - {_SEC} AS start, max(interval_s) AS interval_s,
+SELECT coalesce(source_id, -1) AS source_id, target, ts, ts - {_SEC} AS start,
+       max(interval_s) AS interval_s,
        coalesce(sum(value) FILTER (WHERE metric = 'read_bytes'), 0) AS read_bytes,
        coalesce(sum(value) FILTER (WHERE metric = 'write_bytes'), 0) AS write_bytes,
        sum(value) FILTER (WHERE metric = 'busy_s') AS busy_s,
        bool_and(coalesce(quality, 'ok') = 'ok') AS ok
 FROM counters
-WHERE list_contains($sources, source_id) AND list_contains($targets, target)
+WHERE list_contains($sources, coalesce(source_id, -1)) AND list_contains($targets, target)
   AND metric IN ('read_bytes', 'write_bytes', 'busy_s') AND interval_s > 0
-GROUP BY source_id, target, ts, interval_s
+GROUP BY coalesce(source_id, -1), target, ts, interval_s
 HAVING count(*) FILTER (WHERE metric IN ('read_bytes', 'write_bytes')) > 0
 ORDER BY source_id, target, ts
 """
 
 _TARGETS_SQL = """
-SELECT DISTINCT source_id, target FROM counters
-WHERE list_contains($sources, source_id) AND metric IN ('read_bytes', 'write_bytes')
+SELECT DISTINCT coalesce(source_id, -1) AS source_id, target FROM counters
+WHERE list_contains($sources, coalesce(source_id, -1)) AND metric IN ('read_bytes', 'write_bytes')
 UNION
-SELECT DISTINCT source_id, target FROM size_hist
-WHERE list_contains($sources, source_id) AND section = $section
+SELECT DISTINCT coalesce(source_id, -1), target FROM size_hist
+WHERE list_contains($sources, coalesce(source_id, -1)) AND section = $section
 ORDER BY 1, 2
 """
 
@@ -650,7 +652,33 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
         )
         return m
     m.samples = _samples(store, sel, model, optimal_bytes, m)
+    _verdict(m)
     return m
+
+
+def _verdict(m: _Match) -> None:
+    """``covered`` or ``partial``: the best-observed target's share of the window."""
+    w, s = m.window, m.samples
+    if s is None or s.empty:
+        m.status, m.reason = "no_match", "no sample of the matched targets holds bytes"
+        return
+    t1 = max(w.end, w.start + pd.Timedelta(microseconds=1))
+    ov = pd.Series(_overlap_s(s["start"], s["ts"], w.start, t1), index=s.index)
+    best = float(ov.groupby([s["source_id"], s["target"]]).sum().max())
+    cov = best / w.seconds if w.seconds > 0 else (1.0 if best >= 0 and (ov > 0).any() else 0.0)
+    n = int((ov.groupby([s["source_id"], s["target"]]).sum() > 0).sum())
+    if n == 0:
+        m.status = "no_match"
+        m.reason = "no sample of the matched targets overlaps the job's window"
+    elif cov >= 1 - 1e-6:
+        m.status = "covered"
+        m.reason = f"counters of {n} target(s) cover the job's whole window"
+    else:
+        m.status = "partial"
+        m.reason = (
+            f"counters cover at most {100 * cov:.0f}% of the job's window "
+            f"({_range_text(w.start, w.end)})"
+        )
 
 
 def _ids(ids: list[int]) -> str:
@@ -692,7 +720,8 @@ def _samples(store, sel: pd.DataFrame, model, optimal_bytes, m: _Match) -> pd.Da
             )
             # the brw_stats input of each target
             src = store.sql(
-                "SELECT DISTINCT source_id, target, ts FROM size_hist WHERE section = $s "
+                "SELECT DISTINCT coalesce(source_id, -1) AS source_id, target, ts FROM size_hist "
+                "WHERE section = $s "
                 "AND list_contains($t, target)",
                 params={"s": fsu.DISK_IO_SIZE, "t": sorted(set(hs["target"]))},
             ).df()
@@ -854,23 +883,12 @@ def job_context(
     }
     params = {"job_id": w.job_id, "busy_fraction": busy_fraction, "peak_bps": peak_bps,
               "devices": devices, "optimal_bytes": optimal_bytes}  # fmt: skip
-    if m.samples is None or m.samples.empty:
-        if m.samples is not None and m.samples.empty and not m.status:
-            m.status, m.reason = "no_match", "no sample of the matched targets holds bytes"
+    if m.status not in ("covered", "partial"):
         ev.update(status=m.status, reason=m.reason, system_bytes=math.nan, job_share=math.nan)
         _add_others(store, ev, w, math.nan)
         return Table(pd.DataFrame(columns=_COLUMNS), evidence=ev, params=params,
                      sql=join_sql(*m.sql))  # fmt: skip
     rows = _rows(store, m, busy_fraction, peak_bps)
-    covered = rows["coverage"].max() if len(rows) else 0.0
-    m.status = "covered" if covered >= 1 - 1e-6 else "partial"
-    if m.status == "covered":
-        m.reason = f"counters of {len(rows)} target(s) cover the job's whole window"
-    else:
-        m.reason = (
-            f"counters cover at most {100 * covered:.0f}% of the job's window "
-            f"({_range_text(w.start, w.end)})"
-        )
     placed = rows["job_bytes"].notna()
     sysb = float(rows["bytes"].sum())
     jb = float(rows.loc[placed, "job_bytes"].sum())
@@ -1137,9 +1155,7 @@ def load_series(
             "system_bps", "job_bytes", "job_bps", "job_all_bytes", "job_all_bps"]  # fmt: skip
     ev = {"status": m.status, "reason": m.reason, "window_start": w.start,
           "window_end": w.end, "match": m.match, "app": w.app, "job_id": w.job_id}  # fmt: skip
-    if m.samples is None or m.samples.empty:
-        if not ev["status"]:
-            ev.update(status="no_match", reason="no sample of the matched targets holds bytes")
+    if m.status not in ("covered", "partial"):
         return Table(pd.DataFrame(columns=cols), evidence=ev, sql=join_sql(*m.sql))
     s = m.samples
     step = float(s["interval_s"].median())
