@@ -85,6 +85,7 @@ __all__ = [
     "rank_matrix",
     "rank_totals",
     "rank_extremes",
+    "pick_job",
 ]
 
 #: What :func:`rank_heatmap` can read, in the order ``"auto"`` tries them.
@@ -849,3 +850,52 @@ def rank_extremes(store, *, job_id: int) -> Table:
     else:
         ev["reason"] = f"job {job_id} has no shared Darshan record with fastest/slowest ranks"
     return Table(df, evidence=ev, params={"job_id": job_id}, sql=join_sql(_JOB_SQL, _EXTREMES_SQL))
+
+
+_PICK_SQL = f"""
+WITH o AS (
+  SELECT job_id, 0 AS pref, count(DISTINCT rank) AS ranks, sum(size) AS bytes
+  FROM ({LAYER_OPS}) GROUP BY job_id
+),
+h AS (
+  SELECT job_id, 1 AS pref, count(DISTINCT rank) AS ranks, sum(value) AS bytes
+  FROM module_counters
+  WHERE module = 'HEATMAP' AND regexp_matches(counter, '^HEATMAP_.+_(READ|WRITE)_BIN_[0-9]+$')
+  GROUP BY job_id
+),
+c AS (
+  SELECT job_id, 2 AS pref, count(DISTINCT rank) AS ranks,
+         sum(coalesce(bytes_read, 0) + coalesce(bytes_written, 0)) AS bytes
+  FROM file_stats WHERE rank IS NOT NULL AND module IN ('POSIX', 'STDIO', 'MPI-IO')
+    AND first_io_t IS NOT NULL
+  GROUP BY job_id
+)
+SELECT job_id FROM (SELECT * FROM o UNION ALL SELECT * FROM h UNION ALL SELECT * FROM c)
+WHERE bytes > 0
+ORDER BY pref, ranks DESC, bytes DESC, job_id
+LIMIT 1
+"""
+
+
+def pick_job(store, job_id: int | None = None) -> int | None:
+    """The job whose ranks over time a notebook shows.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        A job chosen by the reader: returned as it is.
+
+    Returns
+    -------
+    int or None
+        ``job_id`` when given; else the job with the most detailed per-rank record (the
+        order of :data:`SOURCES`: per-operation records, then Darshan HEATMAP bins, then
+        per-rank counter records with timestamps), then the most ranks, then the most
+        bytes, then the lowest id; None when no job has any.
+    """
+    if job_id is not None:
+        return check_int(job_id, "job_id", "pick_job", "an int or None")
+    got = store.sql(_PICK_SQL).fetchall()
+    return int(got[0][0]) if got else None

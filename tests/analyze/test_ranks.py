@@ -425,3 +425,18 @@ def test_bad_parameters_and_unknown_job():
         ranks.rank_heatmap(db, job_id=0, bin_s=0)
     none = ranks.rank_heatmap(db, job_id=0, source="heatmap")
     assert none.empty and "no 'heatmap' record" in none.evidence["reason"]
+
+
+def test_pick_job_prefers_the_most_detailed_record():
+    """Per-operation records first (a 4-task strace capture over a 16-rank HEATMAP log and a
+    48-rank counters log), then HEATMAP bins, then per-rank counters; a given job stays."""
+    pytest.importorskip("darshan", reason="the darshan loader needs the darshan package")
+    with iochar.connect(":memory:") as db:
+        db.load(DARSHAN / "lustre" / "sample-goodost.darshan")  # job 0: counters, 48 ranks
+        db.load(DAOS_LOG)  # job 1: HEATMAP, 16 ranks
+        assert ranks.pick_job(db) == 1
+        db.load(DATA / "strace" / "workers_o.strace")  # job 2: ops, 4 tasks
+        assert ranks.pick_job(db) == 2
+        assert ranks.pick_job(db, 0) == 0
+    with iochar.connect(":memory:") as db:
+        assert ranks.pick_job(db) is None
