@@ -109,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--chunk-rows", type=int, default=1_000_000, help="rows per parsed chunk")
     p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes parsing many inputs at once (default: one per core beyond the "
+        "writer's when there are hundreds of inputs; 1: parse in this process)",
+    )
+    p.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress line (it is shown only when stderr is a terminal)",
@@ -384,6 +392,7 @@ def cmd_load(args: argparse.Namespace) -> int:
                 strict=not args.tolerant,
                 chunk_rows=args.chunk_rows,
                 progress=bar.update,
+                workers=args.workers,
             )
     failed = 0
     for res in results:

@@ -147,6 +147,37 @@ def test_load_a_folder_and_a_pattern(tmp_path, capsys):
     assert main(["load", str(tmp_path / "empty"), "--db", db]) == 2
 
 
+def test_load_many_with_workers_lands_what_one_process_lands(tmp_path, capsys):
+    """Issue 18 item 3 / 19 item 5: `iochar load --workers 2` parses in two processes
+    and the database holds exactly what a load in one process gives."""
+    from pathlib import Path
+
+    import iochar
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    folder = str(data / "strace")
+    one, two = str(tmp_path / "one.duckdb"), str(tmp_path / "two.duckdb")
+    assert main(["load", folder, "--db", one, "--workers", "1"]) == main(
+        ["load", folder, "--db", two, "--workers", "2"]
+    )
+    out = capsys.readouterr().out
+    assert "failed" in out
+    tables = ("sources", "jobs", "files", "ops")
+    got = {}
+    for db in (one, two):
+        with iochar.connect(db, read_only=True) as store:
+            got[db] = {
+                t: store.sql(
+                    f'SELECT * EXCLUDE (loaded_at) FROM "{t}" ORDER BY ALL'
+                    if t == "sources"
+                    else f'SELECT * FROM "{t}" ORDER BY ALL'
+                ).fetchall()
+                for t in tables
+            }
+    assert got[one] == got[two] and got[one]["ops"]
+    assert main(["load", folder, "--db", one, "--workers", "0"]) == 2  # refused, one line
+
+
 def test_sql_table_fits_100_columns(tmp_path, capsys):
     """Issue 19 item 5: wide values (a source's JSON meta) are cut with an ellipsis
     on one line each instead of wrapping over dozens of lines; numbers stay whole."""
