@@ -368,7 +368,8 @@ def rank_heatmap(
     bin_s : float, optional
         Time bin width [s] (ops and counters; HEATMAP bins are Darshan's own).
     time_bins : int, optional
-        Number of bins over the job's span instead (``bin_s = span / time_bins``).
+        Number of bins over the job's span instead (``bin_s = span / time_bins``; ops and
+        counters only, as ``bin_s``).
     max_time_bins : int, default 200
         Most time bins when neither is given (PyDarshan draws 200).
     max_rank_bins : int, default 256
