@@ -7,7 +7,6 @@ is read once and turned into processes once per number of copies.
 
 from __future__ import annotations
 
-
 import pandas as pd
 
 from iochar._validation import check_int
