@@ -369,7 +369,7 @@ load AS (
          sum(br + bw) AS bytes, max(br + bw) AS ost_bytes_max, avg(br + bw) AS ost_bytes_mean,
          max(br + bw) / nullif(avg(br + bw), 0) AS ost_imbalance,
          stddev_pop(br + bw) / nullif(avg(br + bw), 0) AS ost_bytes_cv,
-         arg_max(ost, br + bw) FILTER (WHERE posix_files > 0) AS busiest_ost
+         first(ost ORDER BY br + bw DESC, ost) FILTER (WHERE posix_files > 0) AS busiest_ost
   FROM ost_load GROUP BY job_id),
 pick AS (
   SELECT job_id, slow_ost_ratio, slowest_ost, osts AS rated_osts, write_ratio, read_ratio,
