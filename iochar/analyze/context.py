@@ -19,9 +19,10 @@ files with the counters of the devices and servers (LMT, ``brw_stats``, iostat,
 
 Rules
 -----
-**Window.** A job runs from ``jobs.start_ts`` to ``jobs.end_ts`` (else the start plus
-``runtime_s``) [UTC]. A job without a start date cannot be placed (status
-``no_date``).
+**Window.** A job runs from ``jobs.start_ts`` to ``jobs.end_ts`` or the start plus
+``runtime_s``, whichever is later [UTC] (Darshan logs keep whole seconds, and
+libdarshan-util's run time is ``end - start + 1``). A job without a start date cannot be
+placed (status ``no_date``).
 
 **Time match.** A counter sample covers ``[ts - interval_s, ts]`` (``counters.ts`` is
 the interval's end, DESIGN.md). Within a sample, the amount is taken as spread evenly
@@ -48,10 +49,12 @@ file's read (write) bytes evenly between its first and last read (write) (Darsha
    highest byte read or written plus one.
 2. ``mount`` -- the job's log holds a mount table (Darshan's, in ``sources.meta``): a
    file on a ``lustre`` mount can only load Lustre targets (names with ``-OST``); a
-   file on another mount only block devices (the longest mount point that prefixes
-   the path decides).
-3. ``time`` -- nothing says where the files are (strace, trace files): every target
-   observed during the window counts.
+   file on a block-device file system (:data:`BLOCK_FS`: ext4, xfs...; the kinds
+   ``/proc/filesystems`` does not mark ``nodev``) only block devices (the longest mount
+   point that prefixes the path decides).
+3. ``time`` -- nothing says where the files are (strace, trace files, or only network
+   and virtual mounts such as nfs, gpfs or dvs, which no counter target stands for):
+   every target observed during the window counts, and ``match_rule`` says so.
 
 Block devices nest (a write is counted on ``dm-0``, ``sda2`` and ``sda``): by default
 only whole disks and non-block targets count (:func:`iochar.analyze.blockdev.select_targets`,
@@ -108,6 +111,7 @@ from iochar.result import Table, join_sql
 
 __all__ = [
     "STATUSES",
+    "BLOCK_FS",
     "ost_index",
     "job_window",
     "job_context",
@@ -192,8 +196,8 @@ def job_window(store, job_id: int) -> dict[str, Any]:
     -------
     dict
         ``job_id``, ``start``, ``end`` (pandas Timestamps, naive UTC; None without a
-        date) and ``seconds`` [s]. The end is ``jobs.end_ts``, else the start plus
-        ``runtime_s``.
+        date) and ``seconds`` [s]. The end is ``jobs.end_ts`` or the start plus
+        ``runtime_s``, whichever is later.
 
     Raises
     ------
@@ -214,8 +218,11 @@ def _window(store, job_id, caller: str) -> _Window:
     rt = float(r["runtime_s"]) if pd.notna(r["runtime_s"]) else math.nan
     start = pd.Timestamp(r["start_ts"]) if pd.notna(r["start_ts"]) else None
     end = pd.Timestamp(r["end_ts"]) if pd.notna(r["end_ts"]) else None
-    if start is not None and end is None and math.isfinite(rt):
-        end = start + pd.to_timedelta(rt, unit="s")
+    if start is not None and math.isfinite(rt) and rt > 0:
+        # Darshan keeps whole seconds and a run time one second longer than end - start
+        # (libdarshan-util): the window is at least the run time long
+        by_rt = start + pd.to_timedelta(rt, unit="s")
+        end = by_rt if end is None or end < by_rt else end
     if start is not None and end is not None and end < start:
         end = start
     sid = int(r["source_id"]) if pd.notna(r["source_id"]) else None
@@ -514,22 +521,41 @@ def _mounts(store, source_id: int | None) -> list[tuple[str, str]]:
     return sorted(out, key=lambda m: -len(m[0]))
 
 
-def _mount_kinds(store, w: _Window) -> set[str]:
-    """``lustre`` and/or ``block`` for the mounts the job's files are on (empty: unknown)."""
+#: File systems that live on a block device of the machine (``/proc/filesystems`` lists
+#: every other kind -- network, virtual, FUSE -- as ``nodev``; Lustre's client is nodev
+#: too and is matched with its OSTs instead).
+BLOCK_FS = frozenset(
+    {"ext2", "ext3", "ext4", "xfs", "btrfs", "vfat", "exfat", "f2fs", "jfs", "reiserfs",
+     "ntfs", "ntfs3", "hfsplus", "nilfs2", "zfs", "bcachefs"}
+)  # fmt: skip
+
+
+def _mount_kinds(store, w: _Window) -> tuple[set[str], set[str]]:
+    """What the job's files are on: ``lustre`` and/or ``block``, and the other types seen.
+
+    A file's mount is the longest mount point that is a prefix of its path (Darshan's
+    mount table, in the log's ``sources.meta``).
+    """
     mounts = _mounts(store, w.source_id)
     if not mounts:
-        return set()
+        return set(), set()
     paths = store.sql(
         "SELECT DISTINCT path FROM files WHERE job_id = $j AND path LIKE '/%'",
         params={"j": w.job_id},
     ).df()["path"]
-    kinds = set()
+    kinds, other = set(), set()
     for p in paths:
         for mp, typ in mounts:
             if p == mp or p.startswith(mp.rstrip("/") + "/"):
-                kinds.add("lustre" if typ.lower() == "lustre" else "block")
+                t = typ.lower()
+                if t == "lustre":
+                    kinds.add("lustre")
+                elif t in BLOCK_FS:
+                    kinds.add("block")
+                else:
+                    other.add(t)
                 break
-    return kinds
+    return kinds, other
 
 
 # --------------------------------------------------------------------------- matching
@@ -624,7 +650,7 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
         sel = tg[tg["ost"].isin(osts)]
         why = f"the job's files are on OSTs {_ids(osts)} (Darshan LUSTRE records)"
     else:
-        mk = _mount_kinds(store, w)
+        mk, other = _mount_kinds(store, w)
         if mk:
             m.match = "mount"
             want = pd.Series(False, index=tg.index)
@@ -643,6 +669,11 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
             m.match = "time"
             sel = tg
             why = "nothing names where the job's files are: every target observed counts"
+            if other:
+                why = (
+                    f"the job's files are on {', '.join(sorted(other))} mounts, which name no "
+                    "counter target: every target observed counts"
+                )
     m.evidence["match_rule"] = why
     if sel.empty:
         m.status = "no_match"

@@ -172,7 +172,10 @@ def _darshan(path: Path):
     r = darshan.DarshanReport(str(path), read_all=True)
     job = r.metadata["job"]
     start = pd.Timestamp(job["start_time_sec"], unit="s")
-    end = pd.Timestamp(job["end_time_sec"], unit="s")
+    # whole seconds; the run time (end - start + 1) is the longer of the two
+    end = max(
+        pd.Timestamp(job["end_time_sec"], unit="s"), start + pd.Timedelta(seconds=job["run_time"])
+    )
     return r, start, end
 
 
@@ -327,6 +330,35 @@ def test_counters_of_other_targets_do_not_match():
     ev = ctx.evidence
     assert ctx.empty and ev["status"] == "no_match"
     assert "OSTs" in ev["reason"] and "sda" in ev["reason"]
+
+
+@needs_darshan
+def test_files_on_a_local_mount_match_whole_disks_only():
+    (log,) = DATA.glob("darshan/darshan-logs/**/mpi-io-test-x86_64-3.4.0.darshan")
+    r, start, end = _darshan(log)
+    # the file's mount: the longest mount point prefixing its path (ext4 on /)
+    paths = [p for p in r.data["name_records"].values() if p.startswith("/")]
+    mounts = sorted(r.data["mounts"], key=lambda m: -len(m[0]))
+    types = {next(t for mp, t in mounts if p.startswith(mp.rstrip("/") + "/")) for p in paths}
+    assert types == {"ext4"}
+    db = _load(log)
+    ends = [start.floor("10s") + pd.Timedelta(seconds=10 * k) for k in range(0, 3)]
+    rows = [
+        (tg, "write_bytes", ts, 10.0, 4e8, "ok")
+        for tg in ("sda", "sda1", "fs0-OST0000")
+        for ts in ends
+    ]
+    _insert(db, "counters", pd.DataFrame(rows, columns=["target", "metric", "ts", "interval_s",
+                                                        "value", "quality"]))  # fmt: skip
+    ctx = context.job_context(db, int(db.sql("SELECT job_id FROM jobs").fetchall()[0][0]))
+    ev = ctx.evidence
+    assert ev["match"] == "mount" and "local mounts" in ev["match_rule"]
+    # not the OST (Lustre), not the partition (counted again on its disk)
+    assert list(ctx["target"]) == ["sda"]
+    secs = (end - start).total_seconds()
+    assert ev["window_s"] == pytest.approx(secs) and secs == r.metadata["job"]["run_time"]
+    assert ctx["bytes"].iloc[0] == pytest.approx(4e8 / 10 * secs)
+    assert ctx["rate_bps"].iloc[0] == pytest.approx(4e7)
 
 
 def test_bad_parameters():
