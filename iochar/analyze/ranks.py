@@ -878,6 +878,16 @@ LIMIT 1
 """
 
 
+#: A job with Darshan's fastest/slowest counters on a shared record, else the first job.
+_ANY_JOB_SQL = """
+SELECT job_id FROM (
+  SELECT job_id, 0 AS pref FROM module_counters
+  WHERE rank IS NULL AND counter LIKE '%\\_SLOWEST\\_RANK' ESCAPE '\\'
+  UNION ALL SELECT job_id, 1 FROM jobs)
+ORDER BY pref, job_id LIMIT 1
+"""
+
+
 def pick_job(store, job_id: int | None = None) -> int | None:
     """The job whose ranks over time a notebook shows.
 
@@ -894,9 +904,11 @@ def pick_job(store, job_id: int | None = None) -> int | None:
         ``job_id`` when given; else the job with the most detailed per-rank record (the
         order of :data:`SOURCES`: per-operation records, then Darshan HEATMAP bins, then
         per-rank counter records with timestamps), then the most ranks, then the most
-        bytes, then the lowest id; None when no job has any.
+        bytes, then the lowest id; when no job has any, the first job with Darshan's
+        fastest/slowest rank counters on a shared record, else the first job (whose
+        results then say why there is no view); None for a database without jobs.
     """
     if job_id is not None:
         return check_int(job_id, "job_id", "pick_job", "an int or None")
-    got = store.sql(_PICK_SQL).fetchall()
+    got = store.sql(_PICK_SQL).fetchall() or store.sql(_ANY_JOB_SQL).fetchall()
     return int(got[0][0]) if got else None

@@ -440,3 +440,10 @@ def test_pick_job_prefers_the_most_detailed_record():
         assert ranks.pick_job(db, 0) == 0
     with iochar.connect(":memory:") as db:
         assert ranks.pick_job(db) is None
+        db.load(DATA / "strace" / "ckpt_plain.strace")  # job 0: no -f, -y: still has ops
+        db.load(RELEASE / "mpi-io-test-x86_64-3.0.0.darshan")  # job 1: a shared record only
+        assert ranks.pick_job(db) == 0
+    with iochar.connect(":memory:") as db:
+        db.load(DARSHAN / "darshan-logs" / "empty_log" / "empty_log.darshan")  # job 0: no I/O
+        db.load(RELEASE / "mpi-io-test-x86_64-3.0.0.darshan")  # job 1
+        assert ranks.pick_job(db) == 1  # the shared record's fastest/slowest ranks
