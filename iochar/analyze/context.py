@@ -117,6 +117,7 @@ __all__ = [
     "job_context",
     "concurrent_jobs",
     "load_series",
+    "summary_facts",
 ]
 
 #: What ``evidence["status"]`` can say, and what it means.
@@ -1041,7 +1042,8 @@ def _rows(store, m: _Match, busy_fraction: float, peak_bps) -> pd.DataFrame:
                 "match": m.match,
                 "samples": int(inside.sum()),
                 "covered_s": covered,
-                "coverage": covered / w.seconds if w.seconds > 0 else 1.0,
+                # samples end and start on the same microsecond: at most the window
+                "coverage": min(1.0, covered / w.seconds) if w.seconds > 0 else 1.0,
                 "read_bytes": rb,
                 "write_bytes": wb,
                 "bytes": nb,
@@ -1226,3 +1228,76 @@ def load_series(
     agg["input"] = [str(names.get(i, "")).rsplit("/", 1)[-1] for i in agg["source_id"]]
     return Table(agg[cols], evidence=ev, params={"job_id": w.job_id, "margin_s": margin},
                  sql=join_sql(*m.sql))  # fmt: skip
+
+
+def summary_facts(ctx: pd.DataFrame) -> dict[str, Any]:
+    """The few numbers a one-page summary shows about a job's system, from :func:`job_context`.
+
+    Parameters
+    ----------
+    ctx : pandas.DataFrame
+        The result of :func:`job_context` (its evidence is read).
+
+    Returns
+    -------
+    dict
+        ``status``, ``reason``, ``match``, ``targets`` (matched targets observed),
+        ``coverage`` (the best-observed target's share of the window), ``system_bytes``
+        [bytes], ``busiest_target``, ``rate_bps`` [bytes/s], ``peak_bps`` [bytes/s],
+        ``peak_share``, ``busy_share``, ``fsu_pct`` [%] (of the busiest target; NaN when
+        unknown), ``job_bytes`` [bytes], ``job_share``, ``other_jobs`` and
+        ``other_jobs_bytes`` [bytes]. Plain Python values (None for missing).
+
+    Examples
+    --------
+    >>> from iochar.result import Table
+    >>> summary_facts(Table({}, evidence={"status": "no_counters", "reason": "no counters"}))[
+    ...     "status"]
+    'no_counters'
+    """
+    from iochar.result import evidence_of
+
+    ev = dict(evidence_of(ctx))
+
+    def val(x: Any) -> Any:
+        if x is None:
+            return None
+        if isinstance(x, pd.Timestamp):
+            return x
+        try:
+            f = float(x)
+        except (TypeError, ValueError):
+            return x
+        return f if math.isfinite(f) else None
+
+    out: dict[str, Any] = {
+        "status": ev.get("status"),
+        "reason": ev.get("reason"),
+        "match": ev.get("match"),
+        "targets": int(len(ctx)),
+        "coverage": None,
+        "system_bytes": val(ev.get("system_bytes")),
+        "busiest_target": None,
+        "rate_bps": None,
+        "peak_bps": None,
+        "peak_share": None,
+        "busy_share": None,
+        "fsu_pct": None,
+        "job_bytes": val(ev.get("job_bytes")),
+        "job_share": val(ev.get("job_share")),
+        "other_jobs": ev.get("other_jobs"),
+        "other_jobs_bytes": val(ev.get("other_jobs_bytes")),
+    }
+    if len(ctx) and "peak_share" in ctx.columns:
+        top = ctx.sort_values(["peak_share", "bytes"], ascending=False, na_position="last")
+        t = top.iloc[0]
+        out.update(
+            coverage=val(ctx["coverage"].max()),
+            busiest_target=t["target"],
+            rate_bps=val(t["rate_bps"]),
+            peak_bps=val(t["peak_bps"]),
+            peak_share=val(t["peak_share"]),
+            busy_share=val(t["busy_share"]),
+            fsu_pct=val(t["fsu_pct"]),
+        )
+    return out

@@ -142,6 +142,11 @@ def test_device_bytes_during_the_job_match_the_raw_diskstats(case):
     assert ev["job_share"] == pytest.approx(row["job_share"])
     assert ev["other_jobs"] == 0
     assert math.isnan(row["fsu_pct"])  # no brw_stats histograms
+    facts = context.summary_facts(ctx)
+    assert facts["status"] == "covered" and facts["busiest_target"] == "vda"
+    assert facts["coverage"] == 1.0 and facts["fsu_pct"] is None
+    assert facts["peak_share"] == pytest.approx(row["peak_share"])
+    assert facts["job_share"] == pytest.approx(row["job_share"])
     if case == "collide":  # dd ran through the job: busy all along, the job a speck
         assert busy == 1.0 and row["job_share"] < 0.001
     else:  # the load ended before the job: the disk was idle while it ran
