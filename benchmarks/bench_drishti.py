@@ -28,20 +28,22 @@ its report is printed at the end.
 How iochar is run
 -----------------
 Each log is loaded into an in-memory store (``iochar.connect(":memory:")``) and
-``iochar.analyze.insights.run`` runs the default rules ``insights.RULES`` plus
-``iochar.analyze.insights.rules_ranks.RULES`` and ``rules_system.RULES`` when those
-modules import (rank imbalance, stragglers, bad OST... are added there). An iochar
-exception is counted in the ``iochar crash`` column (the goal is none).
+``iochar.analyze.insights.run`` runs the default rules ``insights.RULES`` (``rules``,
+``rules_ranks``, ``rules_system`` and ``rules_more``: rank imbalance, stragglers, bad
+OST, blocking MPI-IO, staging...). An iochar exception is counted in the ``iochar
+crash`` column (the goal is none).
 
 Matching (the table :data:`DRISHTI`)
 ------------------------------------
-Each Drishti code maps by topic to iochar's rule topics (issue 19's vocabulary). A Drishti
-HIGH/WARN is *matched* when an iochar finding of one of its topics has severity ``warn``
-or ``high``. Otherwise the code's check computes Drishti's own numbers from the raw
-Darshan counters in the store (``module_counters``: the counters as darshan-parser
-prints them, independent of iochar's rule SQL) and returns *disagree* when they show
-the insight is not a problem -- for a reason stated with the numbers -- or *miss* when
-iochar says nothing about a problem the numbers confirm. The reasons used:
+Each Drishti code maps by topic to iochar's rule topics (issue 19's vocabulary), and for
+M06/M07 to the one rule of the topic that measures the same direction (BLOCKING-READ-1,
+BLOCKING-WRITE-1). A Drishti HIGH/WARN is *matched* when an iochar finding of one of its
+topics (and codes) has severity ``warn`` or ``high``. Otherwise the code's check
+computes Drishti's own numbers from the raw Darshan counters in the store
+(``module_counters``: the counters as darshan-parser prints them, independent of
+iochar's rule SQL) and returns *disagree* when they show the insight is not a problem
+-- for a reason stated with the numbers -- or *miss* when iochar says nothing about a
+problem the numbers confirm. The reasons used:
 
 * **Drishti's test is the reverse of its message** (P09, P10): the message says "more
   data read [written] than the highest offset", the code (module.py ``check_traffic``)
@@ -49,13 +51,16 @@ iochar says nothing about a problem the numbers confirm. The reasons used:
   the highest offset exceeds the bytes moved: sparse access, not redundant traffic.
   The bytes really moved twice are, per file, ``bytes - (max byte + 1)``.
 * **Too little to matter**: a share above Drishti's 10 % level that is below iochar's
-  absolute guard (e.g. 2.2 KB through STDIO while DFS moved 32 MiB).
+  absolute guard (e.g. 2.2 KB through STDIO while DFS moved 32 MiB; M06/M07: at most
+  ``blocking_seconds_absolute`` = 1 s of blocking MPI-IO time per rank, which iochar's
+  BLOCKING rules grade only ``info``).
 * **Amdahl bound** (M06/M07 non-blocking MPI-IO, P18/P19/P21/P22 imbalance): overlap or
-  rebalancing can save at most the time involved -- the mean per-rank MPI-IO read
-  (write) time, or the time between the slowest and fastest rank. At or below 10 % of
-  the job's run time (Drishti's share level, config.py ``interface_stdio``,
-  ``misaligned_requests``, ``small_requests``) it is not a problem; no MPI-IO reads
-  (writes) at all leaves nothing to make non-blocking.
+  rebalancing can save at most the time involved -- the mean per-rank blocking MPI-IO
+  read (write) time (iochar's BLOCKING-READ-1 / BLOCKING-WRITE-1 measure), or the time
+  between the slowest and fastest rank. At or below 10 % of the job's run time
+  (Drishti's share level, config.py ``interface_stdio``, ``misaligned_requests``,
+  ``small_requests``) it is not a problem; no MPI-IO reads (writes) at all leaves
+  nothing to make non-blocking.
 * **M01 (no MPI-IO)** is advice, not a measurement: it is justified when the job has one
   process (no collective I/O possible), moved no data, or moved its data through DFS
   (DAOS's native file API, not a low-performance interface); otherwise it is matched
@@ -64,9 +69,12 @@ iochar says nothing about a problem the numbers confirm. The reasons used:
   addresses holds by Drishti's own thresholds (small > 10 % and > 1000 requests,
   random > 20 % and > 1000, STDIO > 10 % of bytes).
 
-What is left (run of 2026-11-26, 25 logs): every miss is M06/M07 on a job whose mean
-per-rank blocking MPI-IO read/write time is 13-72 % of its run. iochar has no rule for
-blocking I/O time yet; its topic is not in :data:`iochar.analyze.insights.TOPICS`.
+Before the ``blocking-io`` rules (run of 2026-11-26, 25 logs) the 11 misses were all
+M06/M07 on jobs whose mean per-rank blocking MPI-IO read/write time is 13-72 % of the
+run. With them: M07 on imbalanced-io (1058 s of a 1479 s run) and example.darshan (49 s
+of 117 s) match (BLOCKING-WRITE-1 high); the other 9 are jobs of 0.013-4 s blocked at
+most 0.87 s per rank, graded ``info`` (disagree: too little to matter). Summary of that
+run: 86 Drishti HIGH/WARN, 40 matched, 0 missed, 46 disagree (was 38 / 11 / 37).
 
 Known Drishti formula problems, verified on the logs
 ----------------------------------------------------
@@ -174,9 +182,9 @@ def run_drishti(path: Path, timeout: float) -> dict:
 
 
 def iochar_rules() -> tuple[list, list[str]]:
-    """The default rules plus the rank/system rule sets that import."""
+    """The default rules plus any of the rule sets not in them that import."""
     rules, sets = list(insights.RULES), ["insights.RULES"]
-    for name in ("rules_ranks", "rules_system"):
+    for name in ("rules_ranks", "rules_system", "rules_more"):
         try:
             mod = __import__(f"iochar.analyze.insights.{name}", fromlist=["RULES"])
         except ImportError:
@@ -221,9 +229,14 @@ class Job:
         ).fetchall()[0]
         return {"nprocs": nprocs or 1, "runtime": runtime or 0.0}
 
-    def findings(self, topics) -> list:
+    def findings(self, topics, codes=None) -> list:
+        """iochar's findings for the job in ``topics`` (and ``codes``, when given)."""
         f = self.found
-        return [r for r in f.itertuples() if r.job_id == self.job_id and r.topic in topics]
+        return [
+            r
+            for r in f.itertuples()
+            if r.job_id == self.job_id and r.topic in topics and (codes is None or r.code in codes)
+        ]
 
 
 def run_iochar(path: Path, rules: list) -> Job:
@@ -414,6 +427,8 @@ def check_random(job: Job, ins: dict) -> tuple[str, str]:
 
 
 def _mpiio_time(job: Job, op: str) -> tuple[str, str]:
+    """M06/M07 that iochar's BLOCKING rule did not grade warn or high: Drishti's
+    question answered from the raw MPI-IO counters, and iochar's finding if any."""
     j = job.job()
     kind = "READ" if op == "read" else "WRITE"
     names = [f"MPIIO_INDEP_{kind}S", f"MPIIO_COLL_{kind}S", f"MPIIO_SPLIT_{kind}S"]
@@ -427,11 +442,20 @@ def _mpiio_time(job: Job, op: str) -> tuple[str, str]:
         f"mean per-rank {op} time {per_rank:.3g} s of the {j['runtime']:.3g} s run "
         f"({share:.1%})"
     )
+    code = f"BLOCKING-{op.upper()}-1"
+    got = job.findings(("blocking-io",), (code,))
+    tail = "; iochar: " + (", ".join(describe(job, f) for f in got) or f"{code} no finding")
     if calls == 0:
-        return "disagree", nums + f": no MPI-IO {op}s to make non-blocking"
+        return "disagree", nums + f": no MPI-IO {op}s to make non-blocking" + tail
     if share <= SHARE:
-        return "disagree", nums + ": async I/O can hide at most that"
-    return "miss", nums + "; no iochar rule for blocking MPI-IO"
+        return "disagree", nums + ": async I/O can hide at most that" + tail
+    if got and all(f.severity == "info" for f in got):
+        guard = job.found.params[code]["blocking_seconds_absolute"]
+        return "disagree", (
+            nums + f": at most {_num(guard)} s per rank to hide, iochar's absolute guard "
+            "blocking_seconds_absolute" + tail
+        )
+    return "miss", nums + tail
 
 
 def check_nb_read(job: Job, ins: dict) -> tuple[str, str]:
@@ -497,12 +521,14 @@ def check_imbalance(job: Job, ins: dict) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Map:
-    """One Drishti code: what it says, iochar's topics for it, and its check."""
+    """One Drishti code: what it says, iochar's topics for it, and its check
+    (``codes``: only these iochar rules of the topics match, when given)."""
 
     says: str
     topics: tuple[str, ...]
     check: Check | None
     keys: tuple[str, ...] = ()
+    codes: tuple[str, ...] | None = None
 
 
 def _share(topics):
@@ -576,8 +602,20 @@ DRISHTI: dict[str, Map] = {
     "P22": Map("per-rank files: read bytes max/min", _BYTES, check_imbalance),
     "M02": Map("no collective reads", ("no-collective", "shared-file-independent"), None),
     "M03": Map("no collective writes", ("no-collective", "shared-file-independent"), None),
-    "M06": Map("no non-blocking MPI-IO reads", (), check_nb_read),
-    "M07": Map("no non-blocking MPI-IO writes", (), check_nb_write),
+    "M06": Map(
+        "no non-blocking MPI-IO reads",
+        ("blocking-io",),
+        check_nb_read,
+        ("blocking_read_share", "blocking_read_s_per_rank"),
+        ("BLOCKING-READ-1",),
+    ),
+    "M07": Map(
+        "no non-blocking MPI-IO writes",
+        ("blocking-io",),
+        check_nb_write,
+        ("blocking_write_share", "blocking_write_s_per_rank"),
+        ("BLOCKING-WRITE-1",),
+    ),
     "M09": Map("more aggregators than nodes (sacct)", (), None),
 }
 
@@ -587,7 +625,7 @@ def compare(job: Job, ins: dict) -> tuple[str, str]:
     m = DRISHTI.get(ins["code"])
     if m is None:
         return "miss", "code not in the mapping table"
-    fired = [f for f in job.findings(m.topics) if f.severity in ("warn", "high")]
+    fired = [f for f in job.findings(m.topics, m.codes) if f.severity in ("warn", "high")]
     if fired:
         return "match", ", ".join(describe(job, f, m.keys) for f in fired)
     if m.check is None:
