@@ -358,11 +358,19 @@ def test_staging_from_darshan_counters(everything):
     )
     by_file = c.groupby("path").agg(b=("b", "sum"), ext=("POSIX_MAX_BYTE_WRITTEN", "max"))
     h5 = by_file.loc["/tmp/test/macsio_hdf5_000.h5"]
+    fc = rep.records["POSIX"].to_df()["fcounters"]
+    fc = fc.assign(path=[names[i] for i in fc["id"]])
+    fc = fc.assign(t=fc["POSIX_F_READ_TIME"] + fc["POSIX_F_WRITE_TIME"]).groupby("path")["t"].sum()
     f = _finding(found, jobs[MACSIO], "STAGING-1")
     assert f.severity == "info"
     assert f.evidence["staging_bytes"] == h5["b"]
     assert f.evidence["staging_share"] == pytest.approx(h5["b"] / by_file["b"].sum())
     assert f.evidence["peak_live_bytes"] == h5["ext"] + 1 < 16 * 2**20
+    # time where known: POSIX_F_READ_TIME + POSIX_F_WRITE_TIME (summed over ranks)
+    assert f.evidence["staging_time_s"] == pytest.approx(fc["/tmp/test/macsio_hdf5_000.h5"])
+    assert f.evidence["staging_time_share"] == pytest.approx(
+        fc["/tmp/test/macsio_hdf5_000.h5"] / fc.sum()
+    )
     out = insights.run(
         store, job_id=jobs[MACSIO], rules=[STAGING], params={"cache_bytes": 8 * 2**20}
     )

@@ -225,7 +225,8 @@ SELECT job_id, file_id,
        min(first_write_t) FILTER (WHERE writes > 0) AS first_write_t,
        max(last_read_t) FILTER (WHERE reads > 0) AS last_read_t,
        max(max_byte_written) FILTER (WHERE bytes_written > 0) + 1 AS written_extent,
-       sum(read_time) + sum(write_time) AS io_time_s
+       CASE WHEN count(read_time) + count(write_time) > 0
+            THEN coalesce(sum(read_time), 0) + coalesce(sum(write_time), 0) END AS io_time_s
 FROM s
 GROUP BY job_id, file_id
 """
