@@ -99,7 +99,10 @@ def job_system(ctx: pd.DataFrame, others: pd.DataFrame | None = None) -> str:
         f"({fmt_s(ev.get('window_s'))})."
     )
     if status not in ("covered", "partial") or ctx.empty:
-        return f"{span} What the storage was doing then is not known: {esc(ev.get('reason'))}."
+        text = f"{span} What the storage was doing then is not known: {esc(ev.get('reason'))}."
+        if others is not None or ev.get("other_jobs") is not None:
+            text += " " + _others(ev, others)
+        return text
     out = [span, _load(ctx, ev), _own(ev)]
     out.append(_others(ev, others))
     return " ".join(s for s in out if s)

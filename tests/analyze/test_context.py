@@ -366,6 +366,24 @@ def test_files_on_a_local_mount_match_whole_disks_only():
     assert ctx["rate_bps"].iloc[0] == pytest.approx(4e7)
 
 
+@needs_darshan
+def test_counters_ending_inside_the_window_cover_part_of_it():
+    _, start, end = _darshan(VPIC)
+    db = _load(VPIC)
+    ends = [start.floor("min") + pd.Timedelta(minutes=k) for k in range(0, 2)]
+    rows = [("scratch2-OST0007", "write_bytes", ts, 60.0, 6e9, "ok") for ts in ends]
+    _insert(db, "counters", pd.DataFrame(rows, columns=["target", "metric", "ts", "interval_s",
+                                                        "value", "quality"]))  # fmt: skip
+    ctx = context.job_context(db, int(db.sql("SELECT job_id FROM jobs").fetchall()[0][0]))
+    ev = ctx.evidence
+    seen = (ends[-1] - start).total_seconds()
+    cov = seen / (end - start).total_seconds()
+    assert ev["status"] == "partial" and f"at most {100 * cov:.0f}%" in ev["reason"]
+    assert ctx["coverage"].iloc[0] == pytest.approx(cov)
+    assert ctx["covered_s"].iloc[0] == pytest.approx(seen)
+    assert ctx["bytes"].iloc[0] == pytest.approx(6e9 / 60 * seen)
+
+
 def test_bad_parameters():
     db = _load(INSIGHTS / "collide.strace")
     with pytest.raises(ParameterError, match="job_id"):
@@ -441,3 +459,7 @@ def test_demo_concurrent_jobs_are_the_overlapping_runs(demo_db):
         assert r.overlap_s == pytest.approx((hi - lo).total_seconds())
     ctx = context.job_context(db, job)
     assert ctx.evidence["other_jobs"] == len(got)
+    from iochar.narrate import context as nc
+
+    text = nc.job_system(ctx, got)  # not covered, but the other jobs are known
+    assert "is not known" in text and f"{len(got)} other job" in text
