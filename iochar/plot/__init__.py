@@ -40,6 +40,7 @@ from iochar.plot.apps import (
 )
 from iochar.plot.jobs import cv_table_chart, cv_table_style, job_history_chart, mib_s_box_chart
 from iochar.plot.overview import coverage_chart, job_bytes_chart
+from iochar.plot.ranks import rank_extremes_chart, rank_heatmap_chart
 from iochar.plot.snapshots import age_cdf_chart, size_cdf_chart
 from iochar.plot.system import (  # noqa: F401 - the colour maps, like THEME
     BURST_COLORS,
@@ -77,5 +78,7 @@ __all__ = [
     "cost_model_chart",
     "coverage_chart",
     "job_bytes_chart",
+    "rank_heatmap_chart",
+    "rank_extremes_chart",
     "NoChart",
 ]
