@@ -286,8 +286,8 @@ OST_COLUMNS = (
     "share",
     "read_time_s",
     "write_time_s",
-    "read_Bps",
-    "write_Bps",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
     "read_slowdown",
     "write_slowdown",
     "slowdown",
@@ -298,7 +298,7 @@ WITH {_CTES},
 per AS (
   SELECT l.job_id, l.ost, l.files, l.posix_files, l.dxt_files, l.br AS bytes_read,
          l.bw AS bytes_written, l.br + l.bw AS bytes, l.rt AS read_time_s,
-         l.wt AS write_time_s, rr.rate AS read_Bps, rw.rate AS write_Bps,
+         l.wt AS write_time_s, rr.rate AS read_bytes_per_s, rw.rate AS write_bytes_per_s,
          mr.median_rate / rr.rate AS read_slowdown, mw.median_rate / rw.rate AS write_slowdown
   FROM ost_load l
   LEFT JOIN ost_rate rw ON rw.job_id = l.job_id AND rw.ost = l.ost AND rw.op = 'write'
@@ -311,7 +311,8 @@ _OST_SQL = (
     + """
 SELECT job_id, ost, files, posix_files, dxt_files, bytes_read, bytes_written, bytes,
        bytes / nullif(sum(bytes) OVER (PARTITION BY job_id), 0) AS share,
-       read_time_s, write_time_s, read_Bps, write_Bps, read_slowdown, write_slowdown,
+       read_time_s, write_time_s, read_bytes_per_s, write_bytes_per_s, read_slowdown,
+       write_slowdown,
        greatest(read_slowdown, write_slowdown) AS slowdown
 FROM per ORDER BY job_id, ost
 """
@@ -340,8 +341,8 @@ SUMMARY_COLUMNS = (
     "slowest_ost",
     "rated_osts",
     "slowest_ost_op",
-    "median_Bps",
-    "slowest_Bps",
+    "median_bytes_per_s",
+    "slowest_bytes_per_s",
     "slowest_ost_files",
     "slowest_ost_time_share",
     "write_ratio",
@@ -376,9 +377,9 @@ pick AS (
          CASE WHEN coalesce(write_ratio, 0) >= coalesce(read_ratio, 0) THEN 'write'
               ELSE 'read' END AS slowest_ost_op,
          CASE WHEN coalesce(write_ratio, 0) >= coalesce(read_ratio, 0) THEN write_median_Bps
-              ELSE read_median_Bps END AS median_Bps,
+              ELSE read_median_Bps END AS median_bytes_per_s,
          CASE WHEN coalesce(write_ratio, 0) >= coalesce(read_ratio, 0) THEN write_min_Bps
-              ELSE read_min_Bps END AS slowest_Bps
+              ELSE read_min_Bps END AS slowest_bytes_per_s
   FROM slow),
 t AS (
   SELECT f.job_id,
@@ -395,8 +396,8 @@ SELECT fl.job_id, v.layout_version, fl.files, fl.posix_files, d.dxt_files, l.ost
        l.busiest_ost,
        CASE WHEN fl.posix_files = 0 THEN NULL WHEN d.dxt_files = 0 THEN 'even'
             WHEN d.dxt_files = fl.posix_files THEN 'dxt-offsets' ELSE 'mixed' END AS split,
-       k.slow_ost_ratio, k.slowest_ost, k.rated_osts, k.slowest_ost_op, k.median_Bps,
-       k.slowest_Bps, t.slowest_ost_files,
+       k.slow_ost_ratio, k.slowest_ost, k.rated_osts, k.slowest_ost_op, k.median_bytes_per_s,
+       k.slowest_bytes_per_s, t.slowest_ost_files,
        t.slow_s / nullif(tot.all_s, 0) AS slowest_ost_time_share, k.write_ratio, k.read_ratio
 FROM files fl LEFT JOIN ver v USING (job_id) LEFT JOIN sizes z USING (job_id)
 LEFT JOIN fdxt d USING (job_id) LEFT JOIN load l USING (job_id) LEFT JOIN pick k USING (job_id)
@@ -495,7 +496,7 @@ def ost_table(store, job_id: int | None = None, *, min_ost_bytes: float = MIN_OS
         ``files`` on it (``posix_files`` with POSIX data, ``dxt_files`` split by DXT
         offsets), ``bytes_read`` / ``bytes_written`` / ``bytes`` it got by the split
         rule and its ``share`` of the job's [bytes], ``read_time_s`` /
-        ``write_time_s`` summed over its files [s], ``read_Bps`` / ``write_Bps``
+        ``write_time_s`` summed over its files [s], ``read_bytes_per_s`` / ``write_bytes_per_s``
         [bytes/s] (NULL when not rated), ``read_slowdown`` / ``write_slowdown``
         (median rated rate / this rate) and ``slowdown`` (the larger). Evidence:
         ``split_rule``, ``rate_rule``, ``min_ost_bytes`` and ``reason`` (why it is
@@ -534,7 +535,7 @@ def ost_summary(store, job_id: int | None = None, *, min_ost_bytes: float = MIN_
         ``mixed``; NULL without POSIX data); then :data:`SLOW_OST_SQL`'s
         ``slow_ost_ratio`` (median / slowest rate of the direction where it is larger),
         ``slowest_ost``, ``rated_osts`` and ``slowest_ost_op`` of that direction, its
-        ``median_Bps`` and ``slowest_Bps`` [bytes/s], the ``slowest_ost_files`` and
+        ``median_bytes_per_s`` and ``slowest_bytes_per_s`` [bytes/s], the ``slowest_ost_files`` and
         their share of the job's POSIX read + write time on files with layouts
         (``slowest_ost_time_share``), and each direction's ratio (NULL: no OST rated).
     """

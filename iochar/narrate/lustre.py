@@ -175,7 +175,7 @@ def job(table: pd.DataFrame, job_id: int, *, slow_at: float = SLOW_OST_RATIO) ->
     verb = "wrote" if op == "write" else "read"
     if ratio < 1.005:  # e.g. one file striped over them all: the same bytes and time each
         out.append(
-            f"All {plural(int(rated), 'rated OST')} {verb} at {fmt_rate(r['median_Bps'])}: "
+            f"All {plural(int(rated), 'rated OST')} {verb} at {fmt_rate(r['median_bytes_per_s'])}: "
             "no slow OST."
         )
         return " ".join(out)
@@ -188,8 +188,8 @@ def job(table: pd.DataFrame, job_id: int, *, slow_at: float = SLOW_OST_RATIO) ->
         )
     line = (
         f"OST {int(r['slowest_ost'])} {verb} at "
-        f"{fmt_rate(r['slowest_Bps'])}, {_ratio(ratio)} below the median of "
-        f"{plural(int(rated), 'rated OST')} ({fmt_rate(r['median_Bps'])})"
+        f"{fmt_rate(r['slowest_bytes_per_s'])}, {_ratio(ratio)} below the median of "
+        f"{plural(int(rated), 'rated OST')} ({fmt_rate(r['median_bytes_per_s'])})"
     )
     if ratio >= slow_at:
         out.append(f"{line}: a slow OST{took}.")

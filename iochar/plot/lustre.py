@@ -41,7 +41,7 @@ _SLOW = "#d62728"
 _OK = "#4c78a8"
 _OPS = {"write": "#4c78a8", "read": "#f58518"}
 _COLUMNS = (
-    "job_id", "ost", "files", "bytes", "write_Bps", "read_Bps", "write_slowdown",
+    "job_id", "ost", "files", "bytes", "write_bytes_per_s", "read_bytes_per_s", "write_slowdown",
     "read_slowdown", "slowdown",
 )  # fmt: skip
 
@@ -170,7 +170,7 @@ def _rates(df: pd.DataFrame, slow_at: float) -> pd.DataFrame:
     """Long form: one row per OST and direction it is rated in; slow in that direction."""
     parts = []
     for op in ("write", "read"):
-        rate = pd.to_numeric(df[f"{op}_Bps"], errors="coerce")
+        rate = pd.to_numeric(df[f"{op}_bytes_per_s"], errors="coerce")
         slowdown = pd.to_numeric(df[f"{op}_slowdown"], errors="coerce")
         part = pd.DataFrame(
             {"ost": df["ost"], "op": op, "rate": rate, "slowdown": slowdown,

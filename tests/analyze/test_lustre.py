@@ -220,9 +220,9 @@ def test_badost_names_ost_14(db, jobs):
     for o, v in per.items():
         assert got.loc[o, "bytes_written"] == pytest.approx(v[0])
         assert got.loc[o, "write_time_s"] == pytest.approx(v[1])
-        assert got.loc[o, "write_Bps"] == pytest.approx(rates[o])
+        assert got.loc[o, "write_bytes_per_s"] == pytest.approx(rates[o])
         assert got.loc[o, "write_slowdown"] == pytest.approx(median / rates[o])
-        assert np.isnan(got.loc[o, "read_Bps"])  # IOR -w: nothing read, no read rate
+        assert np.isnan(got.loc[o, "read_bytes_per_s"])  # IOR -w: nothing read, no read rate
     assert got["files"].sum() == 2048 and got.loc[14, "files"] == 85
     slow = got.index[got["slowdown"] >= lustre.SLOW_OST_RATIO].tolist()
     assert slow == [14] and 45 < got.loc[14, "slowdown"] < 55  # "~48x" (issue 20)
