@@ -431,3 +431,29 @@ def test_insights_and_summary_commands_show_the_rules(tmp_path, capsys):
     assert math.isfinite(
         next(g["evidence"]["peak_live_bytes"] for g in got if g["code"] == "STAGING-1")
     )
+
+
+def test_classified_reused_only_for_the_same_store_state():
+    from iochar.analyze.classify import classify
+    from iochar.analyze.insights._shared import classified
+
+    store = _load(STAGING_DIR / "ooc.strace")
+    try:
+        first = classified(store)
+        assert first.equals(classify(store))
+        assert set(first.loc[first["class"] == "staging", "path"]) == {
+            "/tmp/iochar-staging/scratch_a.dat",
+            "/tmp/iochar-staging/scratch_b.dat",
+        }
+        first.loc[:, "class"] = "other"  # a caller's change does not reach the memo
+        assert (classified(store)["class"] == "staging").sum() == 2
+        store.load(STAGING_DIR / "incore.strace")  # a new input: classified again
+        again = classified(store)
+        assert again["job_id"].nunique() == 2 and again.equals(classify(store))
+    finally:
+        store.close()
+    other = _load(DATA / "strace" / "ckpt_tt.strace")  # another store, never shared
+    try:
+        assert classified(other).equals(classify(other))
+    finally:
+        other.close()

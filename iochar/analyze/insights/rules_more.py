@@ -307,10 +307,10 @@ def staging_io(store, *, job_id: int | None = None, cache_bytes: float = 16 * 2*
         missing for a job that has no row.
     """
     from iochar.analyze._sql import LAYER_OPS
-    from iochar.analyze.classify import classify
+    from iochar.analyze.insights._shared import classified
     from iochar.result import join_sql
 
-    labels = classify(store, job_id=job_id)
+    labels = classified(store, job_id=job_id)
     jobs = store.sql(
         "SELECT job_id, runtime_s FROM jobs WHERE ($job_id IS NULL OR job_id = $job_id) "
         "ORDER BY job_id",
