@@ -201,6 +201,27 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("ctime", "TIMESTAMP", _TS, "UTC"),
         _c("uid", "BIGINT", _I64),
     ),
+    # Méndez et al.: I/O system capacity per path level, one row per benchmark run
+    # (repetitions kept, so the spread is computed, never assumed); Kwan & Reed: scale.
+    "capacity": (
+        _c("source_id", "BIGINT", _I64),
+        _c("level", "VARCHAR", _STR, nullable=False, doc="device, local_fs, mount or library."),
+        _c("target", "VARCHAR", _STR, doc="Directory, mount point or file measured."),
+        _c("fstype", "VARCHAR", _STR, doc="File system type of target, when known."),
+        _c("api", "VARCHAR", _STR, doc="I/O interface: POSIX, MPIIO, HDF5... (IOR -a)."),
+        _c("op", "VARCHAR", _STR, nullable=False, doc="read or write."),
+        _c("access", "VARCHAR", _STR, nullable=False, doc="sequential or random."),
+        _c("size_bytes", "DOUBLE", _F64, "bytes", nullable=False, doc="Request size."),
+        _c("nprocs", "INTEGER", _I32, nullable=False, doc="Concurrent processes / jobs."),
+        _c("rep", "INTEGER", _I32, nullable=False, doc="Repetition (0-based)."),
+        _c("bytes", "DOUBLE", _F64, "bytes", nullable=False, doc="Bytes moved."),
+        _c("seconds", "DOUBLE", _F64, "s", nullable=False, doc="Time of the run."),
+        _c("rate", "DOUBLE", _F64, "bytes/s", nullable=False, doc="bytes / seconds."),
+        _c("direct", "BOOLEAN", _BOOL, doc="O_DIRECT asked for."),
+        _c("tool", "VARCHAR", _STR, doc="fio or ior."),
+        _c("tool_version", "VARCHAR", _STR),
+        _c("job", "VARCHAR", _STR, doc="Benchmark job / test name."),
+    ),
 }
 
 #: Loader-local id columns that the store shifts to store-wide ids, by table.
@@ -216,7 +237,7 @@ ID_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 #: Tables the store fills in ``source_id`` for.
-SOURCE_COLUMN_TABLES = ("jobs", "counters", "size_hist", "snapshots")
+SOURCE_COLUMN_TABLES = ("jobs", "counters", "size_hist", "snapshots", "capacity")
 
 #: Tables a loader may return (``sources`` is written by the store alone).
 LOADABLE = tuple(t for t in TABLES if t != "sources")
