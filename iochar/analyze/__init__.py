@@ -17,6 +17,8 @@ __all__ = [
     "fsu",
     "inventory",
     "jobs",
+    "lustre",
+    "ranks",
     "snapshots",
     "throughput",
     "variance",

@@ -39,6 +39,7 @@ from iochar.plot.apps import (
     periodogram_chart,
 )
 from iochar.plot.jobs import cv_table_chart, cv_table_style, job_history_chart, mib_s_box_chart
+from iochar.plot.lustre import ost_chart
 from iochar.plot.overview import coverage_chart, job_bytes_chart
 from iochar.plot.ranks import rank_extremes_chart, rank_heatmap_chart
 from iochar.plot.snapshots import age_cdf_chart, size_cdf_chart
@@ -80,5 +81,6 @@ __all__ = [
     "job_bytes_chart",
     "rank_heatmap_chart",
     "rank_extremes_chart",
+    "ost_chart",
     "NoChart",
 ]
