@@ -132,6 +132,19 @@ def test_whole_default_set_runs_on_every_real_log_and_capture(everything):
         assert _checked(found, jobs[p.name], "STAGING-1")
 
 
+@pytest.mark.parametrize("path", STRACES, ids=lambda p: p.name)
+def test_whole_default_set_on_each_strace_capture_alone(path):
+    """A store holding one capture (one job: no repeated-job group, no MPI-IO)."""
+    store = _load(path)
+    try:
+        found = insights.run(store)
+        assert found.evidence["checked"] + len(found.evidence["not_checked"]) == len(insights.RULES)
+        codes = {n["code"] for n in found.evidence["not_checked"]}
+        assert {"BLOCKING-READ-1", "BLOCKING-WRITE-1"} <= codes and "STAGING-1" not in codes
+    finally:
+        store.close()
+
+
 # -- blocking-io: Drishti M06/M07 with a measure ----------------------------------------
 
 
