@@ -640,7 +640,8 @@ def model_check(compare: pd.DataFrame) -> str:
     r = compare.loc[i]
     return (
         f"Eq. 6 predicts the bandwidth of {plural(len(compare), 'calibration point')}"
-        f" ({plural(int(compare['runs'].sum()), 'run')}, {esc(ev.get('calibration', ''))})"
+        f" ({plural(int(compare['runs'].sum()), 'run')} in"
+        f" {esc(str(ev.get('calibration', '')).replace(chr(92), '/').rsplit('/', 1)[-1])})"
         f" within {fmt_pct(float(err.abs().mean()))} on average; the largest miss is the"
         f" {r['op']} at {fmt_bytes(float(r['size_bytes']))}: measured"
         f" {fmt_rate(float(r['measured_bps']))}, predicted {fmt_rate(float(r['predicted_bps']))}"
