@@ -12,6 +12,7 @@ reason.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pandas as pd
@@ -83,6 +84,13 @@ def job_load_chart(series: pd.DataFrame, **overrides: Any):
         times += [win["start"], win["end"]]
     every = pd.concat(times, ignore_index=True)
     axis, title = _time_axis(every)
+    span = (every.max() - every.min()).total_seconds()
+    if span < 900:  # seconds: a round step giving at most 8 labels (d3 would pick 1 s)
+        step = next((k for k in (1, 2, 5, 10, 15, 30, 60, 120) if span / k <= 8), 300)
+        lo = math.ceil(every.min().timestamp() / step) * step
+        ticks = [int(t * 1000) for t in range(int(lo), int(every.max().timestamp()) + 1, step)]
+        axis = {k: v for k, v in axis.items() if k not in ("tickCount", "tickMinStep")}
+        axis["values"] = ticks  # epoch milliseconds
     domain = [every.min().isoformat(), every.max().isoformat()]
 
     def x_of(field: str):
