@@ -11,8 +11,13 @@ Méndez et al. evaluate efficiency in three phases (section 2, Fig. 1):
    (the burst/idle split of :func:`iochar.analyze.bursts.segment` on the job's own
    operations, Carns et al.'s idle periods). A phase's access mode is ``sequential``
    when at least half of its operations start where the same process's previous
-   operation on the file ended, else ``random``; its rate is bytes over its wall span
-   (first start to last end, all processes together) [bytes/s]. A job with Darshan
+   operation on the file ended, else ``random``; its rate is bytes over its I/O time,
+   the union of its operations' [start, end] intervals over all processes (Méndez's
+   application metrics: "I/O time (time to do reading and writing operations)" and
+   "throughput"), so computation between requests does not count against the I/O
+   system; ``wall_rate`` is bytes over the wall span (first start to last end), and is
+   the rate when the trace has no durations (``strace`` without ``-T``; ``rate_basis``
+   says which). A job with Darshan
    counters and no operations gives one phase per operation from ``file_stats``: bytes,
    count, sequential count, and time = the summed ``read_time``/``write_time`` over the
    job's process count (the ranks assumed to work in parallel);
@@ -40,7 +45,7 @@ from iochar.analyze.capacity import capacity_at
 from iochar.errors import ParameterError
 from iochar.result import Table
 
-__all__ = ["phases", "table_mendez", "used"]
+__all__ = ["phase_types", "phases", "table_mendez", "used"]
 
 _OPS_SQL = (
     "SELECT job_id, coalesce(rank, 0) AS rank, coalesce(file_id, -1) AS file_id, op,"
@@ -68,49 +73,103 @@ _PHASE_COLS = [
     "t_start",
     "t_end",
     "duration_s",
+    "io_s",
     "rate",
+    "wall_rate",
+    "rate_basis",
     "seq_share",
+    "weight",
     "source",
 ]
+
+
+def _rank_runs(g: pd.DataFrame, gap_s: float) -> pd.DataFrame:
+    """Runs of one op and size class per process, with their time spans."""
+    g = g.sort_values(["rank", "t_start"], kind="stable").reset_index(drop=True)
+    key = ["rank", "file_id", "op"]
+    prev_end = g.groupby(key)["offset"].shift() + g.groupby(key)["size"].shift()
+    g["_seq"] = (g["offset"] == prev_end).fillna(False).astype(bool)
+    g["_cls"] = np.floor(np.log2(g["size"].to_numpy(float))).astype(int)
+    rk, op, cls = g["rank"].to_numpy(), g["op"].to_numpy(), g["_cls"].to_numpy()
+    t0, t1 = g["t_start"].to_numpy(float), g["t_end"].to_numpy(float)
+    new_rank = np.r_[True, rk[1:] != rk[:-1]]
+    reach = pd.Series(t1).groupby(rk).cummax().to_numpy()
+    idle = np.r_[False, t0[1:] - reach[:-1] > gap_s] & ~new_rank
+    change = new_rank | np.r_[True, (op[1:] != op[:-1]) | (cls[1:] != cls[:-1])] | idle
+    g["_run"] = np.cumsum(change) - 1
+    return g, g.groupby("_run", sort=False).agg(
+        op=("op", "first"),
+        cls=("_cls", "first"),
+        rank=("rank", "first"),
+        t0=("t_start", "min"),
+        t1=("t_end", "max"),
+        bytes=("size", "sum"),
+        ops=("size", "size"),
+        seq=("_seq", "sum"),
+    )
+
+
+def _busy_s(h: pd.DataFrame) -> float:
+    """Length of the union of the operations' [t_start, t_end] intervals [s]."""
+    a = h["t_start"].to_numpy(float)
+    order = np.argsort(a, kind="stable")
+    a, b = a[order], h["t_end"].to_numpy(float)[order]
+    reach = np.maximum.accumulate(b)
+    starts = np.maximum(a, np.r_[-np.inf, reach[:-1]])
+    return float(np.clip(b - starts, 0, None).sum()) if len(a) else 0.0
 
 
 def _trace_phases(df: pd.DataFrame, gap_s: float) -> list[dict]:
     rows = []
     for jid, g in df.groupby("job_id", sort=True):
-        g = g.sort_values(["t_start", "rank"], kind="stable").reset_index(drop=True)
-        prev_end = (
-            g.groupby(["rank", "file_id", "op"])["offset"].shift()
-            + g.groupby(["rank", "file_id", "op"])["size"].shift()
-        )
-        seq = (g["offset"] == prev_end).to_numpy()
-        cls = np.floor(np.log2(g["size"].to_numpy(float))).astype(int)
-        op = g["op"].to_numpy()
-        t0, t1 = g["t_start"].to_numpy(float), g["t_end"].to_numpy(float)
-        run_end = np.maximum.accumulate(t1)
-        idle = np.r_[False, t0[1:] - run_end[:-1] > gap_s]
-        change = np.r_[True, (op[1:] != op[:-1]) | (cls[1:] != cls[:-1])] | idle
-        pid = np.cumsum(change) - 1
-        g["_p"], g["_seq"] = pid, seq
-        for p, h in g.groupby("_p", sort=True):
-            b = float(h["size"].sum())
-            start, end = float(h["t_start"].min()), float(h["t_end"].max())
+        ops, runs = _rank_runs(g, gap_s)
+        runs = runs.sort_values("t0", kind="stable")
+        # runs of the same op and size class on different processes that overlap in
+        # time are one phase: the processes did it together
+        open_: dict[tuple, int] = {}
+        ends: list[float] = []
+        pid = np.empty(len(runs), dtype=int)
+        for i, (op, cls, a, b) in enumerate(
+            zip(runs["op"], runs["cls"], runs["t0"], runs["t1"], strict=True)
+        ):
+            k = (op, cls)
+            p = open_.get(k)
+            if p is not None and a <= ends[p]:
+                ends[p] = max(ends[p], b)
+            else:
+                p = len(ends)
+                ends.append(b)
+                open_[k] = p
+            pid[i] = p
+        runs["_p"] = pid
+        ops["_p"] = runs["_p"].reindex(ops["_run"]).to_numpy()
+        busy = ops.groupby("_p").apply(_busy_s, include_groups=False)
+        total = float(runs["bytes"].sum())
+        for p, h in runs.groupby("_p", sort=True):
+            b, n = float(h["bytes"].sum()), int(h["ops"].sum())
+            start, end = float(h["t0"].min()), float(h["t1"].max())
             dur = end - start
-            share = float(h["_seq"].mean())
+            io_s = float(busy.get(p, 0.0))
+            share = float(h["seq"].sum()) / n
             rows.append(
                 {
                     "job_id": int(jid),
                     "phase": int(p),
                     "op": str(h["op"].iloc[0]),
                     "access": "sequential" if share >= 0.5 else "random",
-                    "size_bytes": b / len(h),
+                    "size_bytes": b / n,
                     "bytes": b,
-                    "ops": len(h),
+                    "ops": n,
                     "nprocs": int(h["rank"].nunique()),
                     "t_start": start,
                     "t_end": end,
                     "duration_s": dur,
-                    "rate": b / dur if dur > 0 else math.nan,
+                    "io_s": io_s,
+                    "rate": b / io_s if io_s > 0 else (b / dur if dur > 0 else math.nan),
+                    "wall_rate": b / dur if dur > 0 else math.nan,
+                    "rate_basis": "io_time" if io_s > 0 else "wall",
                     "seq_share": share,
+                    "weight": b / total if total else math.nan,
                     "source": "trace",
                 }
             )
@@ -141,8 +200,12 @@ def _counter_phases(fs: pd.DataFrame) -> list[dict]:
                     "t_start": math.nan,
                     "t_end": math.nan,
                     "duration_s": dur,
+                    "io_s": dur,
                     "rate": float(b) / dur if dur > 0 else math.nan,
+                    "wall_rate": math.nan,
+                    "rate_basis": "io_time",
                     "seq_share": share,
+                    "weight": float(b) / float((r.br or 0) + (r.bw or 0)),
                     "source": "counters",
                 }
             )
@@ -166,8 +229,10 @@ def phases(db, *, job_id: int | None = None, gap_s: float = 1.0) -> Table:
     iochar.result.Table
         One row per phase: ``job_id``, ``phase``, ``op``, ``access``, ``size_bytes``
         (mean request) [bytes], ``bytes``, ``ops``, ``nprocs``, ``t_start``, ``t_end``
-        [s since job start], ``duration_s`` [s], ``rate`` [bytes/s], ``seq_share``,
-        ``source`` (``trace`` or ``counters``).
+        [s since job start], ``duration_s`` (wall span) [s], ``io_s`` (I/O time) [s],
+        ``rate`` (bytes / io_s) and ``wall_rate`` (bytes / duration_s) [bytes/s], ``seq_share``,
+        ``weight`` (share of the job's bytes, Méndez's phase weight), ``source``
+        (``trace`` or ``counters``).
     """
     if not (isinstance(gap_s, (int, float)) and gap_s >= 0):
         raise ParameterError("gap_s", "phases", "a number of seconds >= 0", gap_s)
@@ -186,6 +251,51 @@ def phases(db, *, job_id: int | None = None, gap_s: float = 1.0) -> Table:
         params={"job_id": job_id, "gap_s": gap_s},
         sql=_OPS_SQL + ";\n" + _FS_SQL,
     )
+
+
+def phase_types(ph: pd.DataFrame) -> Table:
+    """Phases of the same kind taken together, with their weights (Méndez section 2.1).
+
+    "Due that scientific applications show a repetitive behavior, P phases will exist in
+    the application" (BT-IO: 40 write phases, one read phase): phases of one job with the
+    same operation, access mode and request-size class (``floor(log2(size))``) are one
+    type; its rate is its bytes over its summed I/O time, its weight its share of the
+    job's bytes.
+
+    Parameters
+    ----------
+    ph : pandas.DataFrame
+        :func:`phases` output.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per job and type: ``job_id``, ``phase`` (type number, heaviest first),
+        ``op``, ``access``, ``size_bytes`` (mean request) [bytes], ``bytes``, ``ops``,
+        ``nprocs`` (most in one phase), ``occurrences``, ``io_s`` [s], ``rate``
+        [bytes/s], ``weight``, ``source``.
+    """
+    d = ph[ph["rate"].notna()].copy()
+    if d.empty:
+        return Table(pd.DataFrame(columns=[*_PHASE_COLS, "occurrences"]), evidence={"types": 0})
+    d["_cls"] = np.floor(np.log2(d["size_bytes"].astype(float))).astype(int)
+    d["_t"] = d["bytes"] / d["rate"]  # the time each phase's rate was computed over
+    g = d.groupby(["job_id", "op", "access", "_cls", "source"], sort=False)
+    out = g.agg(
+        bytes=("bytes", "sum"),
+        ops=("ops", "sum"),
+        nprocs=("nprocs", "max"),
+        occurrences=("phase", "size"),
+        io_s=("_t", "sum"),
+    ).reset_index()
+    out["size_bytes"] = out["bytes"] / out["ops"]
+    out["rate"] = out["bytes"] / out["io_s"]
+    out["weight"] = out["bytes"] / out.groupby("job_id")["bytes"].transform("sum")
+    out = out.sort_values(["job_id", "weight"], ascending=[True, False], kind="stable")
+    out["phase"] = out.groupby("job_id").cumcount()
+    cols = ["job_id", "phase", "op", "access", "size_bytes", "bytes", "ops", "nprocs"]
+    cols += ["occurrences", "io_s", "rate", "weight", "source"]
+    return Table(out[cols].reset_index(drop=True), evidence={"types": len(out)})
 
 
 def used(ph: pd.DataFrame, cap: pd.DataFrame, *, levels=None) -> Table:
