@@ -558,9 +558,10 @@ def summarize(
     IocharError
         When there is no job to summarise.
     """
-    from iochar.analyze import classify, insights
+    from iochar.analyze import insights
     from iochar.analyze import jobs as jobs_mod
     from iochar.analyze.darshan_modules import incomplete
+    from iochar.analyze.insights._shared import classified
 
     if job_ids is None:
         ids = [int(r[0]) for r in store.sql("SELECT job_id FROM jobs ORDER BY 1").fetchall()]
@@ -589,7 +590,7 @@ def summarize(
     metrics = jobs_mod.job_metrics(store, job_id=one)
     mj = metrics.jobs.set_index("job_id")
     lap("job_metrics")
-    labels = classify.classify(store, job_id=one)
+    labels = classified(store, job_id=one)  # shared with the insight rules that need it
     lap("classify")
     found = insights.run(store, job_id=one)
     lap("insights")

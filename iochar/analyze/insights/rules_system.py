@@ -244,10 +244,10 @@ def checkpoint_bursts(store, *, job_id: int | None = None, burst_gap: float = 0.
         ``evidence["needs"]``: job id to why a job with checkpoint files has no
         burst; ``evidence["runtime_s"]``: job id to its run time [s].
     """
-    from iochar.analyze.classify import classify
+    from iochar.analyze.insights._shared import classified
     from iochar.result import join_sql
 
-    labels = classify(store, job_id=job_id)
+    labels = classified(store, job_id=job_id)  # one classification per store state
     ck = labels[labels["class"] == "checkpoint"]
     jobs = _jobs(store, job_id)
     runtime = {
