@@ -287,6 +287,36 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="fit this fio JSON or IOR output instead of running fio (repeatable)",
     )
+    p.add_argument(
+        "--levels",
+        default=None,
+        metavar="L[,L]",
+        help="measure I/O path levels for the capacity table (Méndez et al.): device "
+        "(O_DIRECT in DIR), local_fs (buffered in DIR), mount (buffered in --mount); "
+        "each a sweep of read/write x sequential/random x --cap-sizes x --nprocs, "
+        "--reps times; stored in --db. With --from: the level of those inputs "
+        "(default: IOR with an I/O library -> library, IOR POSIX -> mount, fio direct -> "
+        "device, fio buffered -> local_fs)",
+    )
+    p.add_argument("--mount", default=None, help="directory on the network/parallel mount")
+    p.add_argument("--reps", type=int, default=None, help="repetitions per point (3; --quick 2)")
+    p.add_argument(
+        "--nprocs",
+        default="1",
+        metavar="N[,N]",
+        help="concurrent processes per point (fio numjobs; Kwan & Reed's scale axis)",
+    )
+    p.add_argument(
+        "--cap-sizes",
+        default=None,
+        metavar="B[,B]",
+        help="request sizes in bytes for --levels (default 4096,65536,1048576; --quick "
+        "65536,1048576)",
+    )
+    p.add_argument(
+        "--db", default=None, help="store the capacity table here (with --levels or --from)"
+    )
+    _wait_arg(p)
     return ap
 
 
@@ -775,8 +805,84 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _calibrate_levels(args: argparse.Namespace) -> int:
+    """``iochar calibrate --levels`` / ``--from F --db DB``: the capacity table."""
+    from iochar.analyze import capacity
+    from iochar.capture import capacity as sweep
+    from iochar.load._capacity import capacity_document
+
+    docs: list[tuple[str, bytes | str, str | None]] = []
+    levels = [x for x in (args.levels or "").split(",") if x]
+    if args.inputs:
+        if len(levels) > 1:
+            raise IocharError("--from takes one --levels value (the level of those inputs)")
+        docs = [(f, f, levels[0] if levels else None) for f in args.inputs]
+    else:
+        if args.dir is None and set(levels) - {"mount"}:
+            raise IocharError("calibrate --levels needs DIR (a directory to measure)")
+        bad = sorted(set(levels) - set(sweep.SWEEP_LEVELS))
+        if bad:
+            raise IocharError(f"--levels: {bad} not among {sweep.SWEEP_LEVELS}")
+        if "mount" in levels and not args.mount:
+            raise IocharError("--levels mount needs --mount DIR (a directory on that mount)")
+        reps = args.reps or (2 if args.quick else 3)
+        runtime = args.runtime if args.runtime is not None else (0.1 if args.quick else 0.5)
+        default_sizes = "65536,1048576" if args.quick else "4096,65536,1048576"
+        sizes = [int(x) for x in (args.cap_sizes or default_sizes).split(",")]
+        nprocs = [int(x) for x in args.nprocs.split(",")]
+        for lv in levels:
+            where = args.mount if lv == "mount" else args.dir
+            print(f"iochar calibrate: {lv} level in {where}...", flush=True)
+            got = sweep.run_sweep(
+                where,
+                lv,
+                sizes=sizes,
+                nprocs=nprocs,
+                reps=reps,
+                runtime_s=runtime,
+                file_bytes=(16 << 20) if args.quick else (args.file_mib << 20),
+            )
+            doc = capacity_document(
+                got["runs"],
+                level=lv,
+                target=got["target"],
+                fstype=got["fstype"],
+                notes=got["notes"],
+            )
+            out = os.path.join(args.json or where, f"iochar-capacity-{lv}.json")
+            if args.json and not os.path.isdir(args.json):
+                out = f"{os.path.splitext(args.json)[0]}-{lv}.json"
+            with open(out, "wb") as fh:
+                fh.write(doc)
+            print(f"  wrote {out}")
+            docs.append((out, out, None))
+    db = _open(args)
+    try:
+        for _name, src, lv in docs:
+            res = capacity.store_capacity(db, src, level=lv)
+            print(f"  {res.summary()}")
+        cap = capacity.capacity(db)
+    finally:
+        db.close()
+    print(f"capacity ({cap.evidence['runs']} runs; mean of repetitions, 95% Student-t CI):")
+    print(
+        f"  {'level':<9}{'op':<6}{'access':<11}{'size':>10}{'np':>4}{'MiB/s':>10}"
+        f"{'95% CI':>22}{'n':>3}"
+    )
+    for r in cap.itertuples():
+        ci = "" if r.n < 2 else f"{r.ci_lo / 2**20:.1f} .. {r.ci_hi / 2**20:.1f}"
+        print(
+            f"  {r.level:<9}{r.op:<6}{r.access:<11}{int(r.size_bytes):>10}{r.nprocs:>4}"
+            f"{r.rate / 2**20:>10.1f}{ci:>22}{r.n:>3}"
+        )
+    return 0
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     import pandas as pd
+
+    if args.levels or args.db:
+        return _calibrate_levels(args)
 
     from iochar.analyze import fsu
     from iochar.capture import fio
