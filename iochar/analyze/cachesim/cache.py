@@ -25,7 +25,8 @@ whole blocks; disk writes move the bytes written.
 from __future__ import annotations
 
 import heapq
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from itertools import repeat
 
 from iochar.analyze.cachesim.config import CacheConfig, TierConfig
 from iochar.analyze.cachesim.disk import Disk
@@ -82,64 +83,81 @@ class Cache:
         self.write_waits = 0
 
     # ------------------------------------------------------------------ internals
-    def _insert(self, key: int, t: float) -> None:
-        blocks = self.blocks
-        blocks[key] = t
-        if len(blocks) > self.cap:
-            blocks.popitem(last=False)
+    def _place(self, keys: range, t: float) -> None:
+        """Put blocks not cached at the most recently used end, in order; evict the excess.
 
-    def _tier_put(self, key: int) -> None:
-        tb = self.tblocks
-        if key in tb:
-            tb.move_to_end(key)
-        else:
-            tb[key] = None
-            if len(tb) > self.tcap:
-                tb.popitem(last=False)
+        Inserting a run at once and then evicting the least recently used blocks leaves
+        the same cache as inserting them one by one, each evicting as it comes.
+        """
+        blocks, cap = self.blocks, self.cap
+        if cap:
+            blocks.update(zip(keys, repeat(t)))
+            n = len(blocks) - cap
+            if n > 0:
+                pop = blocks.popitem
+                for _ in range(n):
+                    pop(False)
 
-    def _fetch(self, f: int, b0: int, b1: int, now: float, prefetch: bool) -> float:
-        """Bring blocks ``[b0, b1)`` of file ``f`` in; returns when the last is in [s]."""
-        B, base = self.B, f << _SHIFT
-        ready = now
-        if self.tier is None:
-            runs = ((b0, b1),)
-        else:  # blocks in the tier come from there, the rest from disk
-            runs, start, in_tier = [], -1, 0
-            for b in range(b0, b1):
-                key = base | b
-                if key in self.tblocks:
-                    self.tblocks.move_to_end(key)
-                    in_tier += 1
-                    if start >= 0:
-                        runs.append((start, b))
-                        start = -1
-                elif start < 0:
-                    start = b
-            if start >= 0:
-                runs.append((start, b1))
-            if in_tier:
-                t = now + self.tier.setup_s + in_tier * B / 1024 * self.tier.per_kb_s
-                ready = t
-                self.tier_hit_bytes += in_tier * B
-                for b in range(b0, b1):
-                    key = base | b
-                    if key in self.tblocks:
-                        self._insert(key, t)
-        for lo, hi in runs:
+    def _load(self, f: int, lo: int, hi: int, now: float, prefetch: bool) -> float:
+        """Read blocks ``[lo, hi)`` of file ``f``, none of them cached, into the cache.
+
+        Blocks in the tier come from there, the rest from disk, one request per
+        contiguous run; each block enters the cache, in order, with the time its data
+        is in. Returns when the last block is in [s].
+        """
+        B, base, tb, tcap = self.B, f << _SHIFT, self.tblocks, self.tcap
+        if self.tier is None:  # the common case, inline
             n = (hi - lo) * B
             t = self.disk.submit(f * self.gap + lo * B, n, now, False)
-            if t > ready:
-                ready = t
             if prefetch:
                 self.prefetch_bytes += n
             else:
                 self.disk_read_bytes += n
+            cap = self.cap
+            if cap:
+                blocks = self.blocks
+                blocks.update(zip(range(base | lo, base | hi), repeat(t)))
+                n = len(blocks) - cap
+                if n > 0:
+                    pop = blocks.popitem
+                    for _ in range(n):
+                        pop(False)
+            return t if t > now else now
+        else:
+            segs, start, state, n_tier = [], lo, None, 0
             for b in range(lo, hi):
                 key = base | b
-                if self.cap:
-                    self._insert(key, t)
-                if self.tcap:
-                    self._tier_put(key)
+                inside = key in tb
+                if inside:
+                    tb.move_to_end(key)
+                    n_tier += 1
+                if inside is not state:
+                    if state is not None:
+                        segs.append((start, b, state))
+                    start, state = b, inside
+            segs.append((start, hi, state))
+            t_tier = now + self.tier.setup_s + n_tier * B / 1024 * self.tier.per_kb_s
+            self.tier_hit_bytes += n_tier * B
+        ready = now
+        for r0, r1, from_tier in segs:
+            keys = range(base | r0, base | r1)
+            if from_tier:
+                t = t_tier
+            else:
+                n = (r1 - r0) * B
+                t = self.disk.submit(f * self.gap + r0 * B, n, now, False)
+                if prefetch:
+                    self.prefetch_bytes += n
+                else:
+                    self.disk_read_bytes += n
+                if tcap:  # none of them is in the tier
+                    tb.update(zip(keys, repeat(None)))
+                    k = len(tb) - tcap
+                    if k > 0:
+                        deque(map(tb.popitem, repeat(False, k)), maxlen=0)
+            self._place(keys, t)
+            if t > ready:
+                ready = t
         return ready
 
     def _read_ahead(self, f: int, lo: int, hi: int, now: float) -> None:
@@ -152,17 +170,22 @@ class Cache:
         for b in range(lo // B, b1):
             if (base | b) in blocks:
                 if start >= 0:
-                    self._fetch(f, start, b, now, True)
+                    self._load(f, start, b, now, True)
                     start = -1
             elif start < 0:
                 start = b
         if start >= 0:
-            self._fetch(f, start, b1, now, True)
+            self._load(f, start, b1, now, True)
 
     # ------------------------------------------------------------------ calls
     def read(self, pid: int, f: int, off: int, size: int, now: float) -> float:
-        """A read of ``size`` bytes at ``off`` of file ``f``; returns when it is done [s]."""
-        B, blocks = self.B, self.blocks
+        """A read of ``size`` bytes at ``off`` of file ``f``; returns when it is done [s].
+
+        The blocks are referenced in order, an exact LRU reference stream: a run of
+        missing blocks enters the cache (and is read) before the next cached block is
+        touched; a block that the run pushed out is then a miss too.
+        """
+        B, blocks, load = self.B, self.blocks, self._load
         end = off + size
         base = f << _SHIFT
         ready = now
@@ -173,21 +196,27 @@ class Cache:
             key = base | b
             t = blocks.get(key)
             if t is None:
-                lo = b * B
-                miss += (end if end < lo + B else lo + B) - (off if off > lo else lo)
                 if start < 0:
                     start = b
-            else:
-                blocks.move_to_end(key)
-                if t > ready:
-                    ready = t
-                if start >= 0:
-                    t = self._fetch(f, start, b, now, False)
-                    if t > ready:
-                        ready = t
-                    start = -1
+                continue
+            if start >= 0:  # the missing run before this block
+                lo, hi = start * B, b * B
+                miss += hi - (off if off > lo else lo)
+                t2 = load(f, start, b, now, False)
+                if t2 > ready:
+                    ready = t2
+                start = -1
+                t = blocks.get(key)
+                if t is None:
+                    start = b
+                    continue
+            blocks.move_to_end(key)
+            if t > ready:
+                ready = t
         if start >= 0:
-            t = self._fetch(f, start, b1, now, False)
+            lo = start * B
+            miss += end - (off if off > lo else lo)
+            t = load(f, start, b1, now, False)
             if t > ready:
                 ready = t
         self.read_bytes += size
@@ -206,23 +235,42 @@ class Cache:
 
     def write(self, pid: int, f: int, off: int, size: int, now: float) -> float:
         """A write of ``size`` bytes at ``off`` of file ``f``; returns when the process goes on."""
-        B, blocks = self.B, self.blocks
+        B, blocks, tcap, tb = self.B, self.blocks, self.tcap, self.tblocks
         end = off + size
         base = f << _SHIFT
         hit = 0
-        cap = self.cap
-        for b in range((off // B), (end - 1) // B + 1):
+        start = -1
+        b0, b1 = off // B, (end - 1) // B + 1
+        for b in range(b0, b1):
             key = base | b
-            if key in blocks:
-                lo = b * B
-                hit += (end if end < lo + B else lo + B) - (off if off > lo else lo)
-                blocks.move_to_end(key)
-                if blocks[key] < now:
-                    blocks[key] = now
-            elif cap:
-                self._insert(key, now)
-            if self.tcap:
-                self._tier_put(key)
+            t = blocks.get(key)
+            if t is None:
+                if start < 0:
+                    start = b
+                continue
+            if start >= 0:
+                self._place(range(base | start, key), now)
+                start = -1
+                t = blocks.get(key)
+                if t is None:
+                    start = b
+                    continue
+            lo = b * B
+            hit += (end if end < lo + B else lo + B) - (off if off > lo else lo)
+            blocks.move_to_end(key)
+            if t < now:
+                blocks[key] = now
+        if start >= 0:
+            self._place(range(base | start, base | b1), now)
+        if tcap:
+            for key in range(base | b0, base | b1):
+                if key in tb:
+                    tb.move_to_end(key)
+                else:
+                    tb[key] = None
+            k = len(tb) - tcap
+            if k > 0:
+                deque(map(tb.popitem, repeat(False, k)), maxlen=0)
         self.write_bytes += size
         self.write_hit_bytes += hit
         go = now
