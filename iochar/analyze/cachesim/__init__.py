@@ -26,6 +26,7 @@ from __future__ import annotations
 from iochar.analyze.cachesim.config import MW, CacheConfig, CpuConfig, DiskConfig, TierConfig
 from iochar.analyze.cachesim.run import SimResult, simulate
 from iochar.analyze.cachesim.sweep import POLICIES, sweep
+from iochar.analyze.cachesim.trace import choose_job
 
 __all__ = [
     "MW",
@@ -37,4 +38,5 @@ __all__ = [
     "simulate",
     "sweep",
     "POLICIES",
+    "choose_job",
 ]

@@ -26,7 +26,7 @@ from iochar.analyze._sql import one_layer
 from iochar.analyze.cachesim.scheduler import OTHER, READ, SYNC, WRITE, Proc
 from iochar.errors import ParameterError
 
-__all__ = ["OPS_SQL", "read_ops", "processes"]
+__all__ = ["OPS_SQL", "read_ops", "processes", "choose_job"]
 
 #: The ops of the chosen jobs, one layer per job, in each process's order.
 OPS_SQL = f"""
@@ -157,3 +157,37 @@ def processes(ops, copies: int = 1) -> tuple[list[Proc], pd.DataFrame]:
             rows.append((len(rows), c, df["job_id"].iat[a], int(df["rank"].iat[a]), int(b - a)))
     who = pd.DataFrame(rows, columns=["pid", "copy", "job_id", "rank", "ops"])
     return procs, who
+
+
+_CHOOSE_SQL = """
+SELECT o.job_id, any_value(j.app) AS app, sum(o.size) AS nbytes
+FROM ops o LEFT JOIN jobs j USING (job_id)
+WHERE o.op IN ('read', 'write') AND o.size IS NOT NULL
+GROUP BY o.job_id
+ORDER BY (any_value(j.app) = $app) DESC NULLS LAST, nbytes DESC, o.job_id
+LIMIT 1
+"""
+
+
+def choose_job(store, job_id: int | None = None, app: str | None = None) -> int | None:
+    """The job to replay: ``job_id`` as given, else the one named ``app`` that moved the
+    most bytes, else the job with per-operation records that moved the most.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Taken as it is when given.
+    app : str, optional
+        Application name (``jobs.app``) preferred.
+
+    Returns
+    -------
+    int or None
+        None when no job has reads or writes in ``ops``.
+    """
+    if job_id is not None:
+        return int(job_id)
+    rows = store.sql(_CHOOSE_SQL, params={"app": app or ""}).fetchall()
+    return int(rows[0][0]) if rows else None
