@@ -25,9 +25,10 @@ import math
 import pandas as pd
 
 from iochar.analyze.cachesim.config import MW
-from iochar.narrate import fmt_bytes, fmt_pct, fmt_rate, fmt_s, plural
+from iochar.narrate import esc, fmt_bytes, fmt_pct, fmt_rate, fmt_s, plural
 
 __all__ = [
+    "job_label",
     "cache_size",
     "setup_summary",
     "run_summary",
@@ -42,6 +43,17 @@ _POLICY = {
     "write-behind": "write-behind",
     "both": "read-ahead and write-behind",
 }
+
+
+def job_label(job_id: int | None, app: str | None = None) -> str:
+    """``"job 6 (venus)"``, the name escaped; ``"no job"`` for None.
+
+    >>> job_label(6, "venus"), job_label(3)
+    ('job 6 (venus)', 'job 3')
+    """
+    if job_id is None:
+        return "no job"
+    return f"job {job_id} ({esc(app)})" if app else f"job {job_id}"
 
 
 def cache_size(nbytes: float) -> str:
@@ -158,8 +170,10 @@ def tier_summary(with_tier, without, tier_bytes: int) -> str:
     span = with_tier.makespan_s
     busy = with_tier.cpu_busy_s / span if span > 0 else math.nan
     reads = with_tier.bytes_read
-    from_disk = (with_tier.disk_read_bytes / reads) if reads else math.nan
-    disk_text = f"; {fmt_pct(from_disk)} of the bytes read came from disk" if reads else ""
+    disk = with_tier.disk_read_bytes + with_tier.prefetch_bytes
+    disk_text = (
+        f"; the disk served {fmt_bytes(disk)} of reads (on demand and read-ahead)" if reads else ""
+    )
     return (
         f"A tier of {cache_size(tier_bytes)} under the main cache keeps the CPU busy "
         f"{fmt_pct(busy)} of the run (idle {fmt_s(with_tier.cpu_idle_s)}, against "

@@ -26,7 +26,7 @@ from __future__ import annotations
 from iochar.analyze.cachesim.config import MW, CacheConfig, CpuConfig, DiskConfig, TierConfig
 from iochar.analyze.cachesim.run import SimResult, simulate
 from iochar.analyze.cachesim.sweep import POLICIES, sweep
-from iochar.analyze.cachesim.trace import choose_job
+from iochar.analyze.cachesim.trace import choose_job, job_name
 
 __all__ = [
     "MW",
@@ -39,4 +39,5 @@ __all__ = [
     "sweep",
     "POLICIES",
     "choose_job",
+    "job_name",
 ]

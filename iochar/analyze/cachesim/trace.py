@@ -26,7 +26,7 @@ from iochar.analyze._sql import one_layer
 from iochar.analyze.cachesim.scheduler import OTHER, READ, SYNC, WRITE, Proc
 from iochar.errors import ParameterError
 
-__all__ = ["OPS_SQL", "read_ops", "processes", "choose_job"]
+__all__ = ["OPS_SQL", "read_ops", "processes", "choose_job", "job_name"]
 
 #: The ops of the chosen jobs, one layer per job, in each process's order.
 OPS_SQL = f"""
@@ -191,3 +191,17 @@ def choose_job(store, job_id: int | None = None, app: str | None = None) -> int 
         return int(job_id)
     rows = store.sql(_CHOOSE_SQL, params={"app": app or ""}).fetchall()
     return int(rows[0][0]) if rows else None
+
+
+def job_name(store, job_id: int) -> str | None:
+    """The job's application name (``jobs.app``), or None when unknown.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int
+        The job.
+    """
+    rows = store.sql("SELECT app FROM jobs WHERE job_id = $j", params={"j": int(job_id)}).fetchall()
+    return rows[0][0] if rows and isinstance(rows[0][0], str) and rows[0][0] else None
