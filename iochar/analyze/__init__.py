@@ -10,6 +10,7 @@ __all__ = [
     "bursts",
     "characterize",
     "classify",
+    "context",
     "cycles",
     "darshan_modules",
     "devices",

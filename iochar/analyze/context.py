@@ -118,6 +118,7 @@ __all__ = [
     "concurrent_jobs",
     "load_series",
     "summary_facts",
+    "pick_job",
 ]
 
 #: What ``evidence["status"]`` can say, and what it means.
@@ -1301,3 +1302,62 @@ def summary_facts(ctx: pd.DataFrame) -> dict[str, Any]:
             fsu_pct=val(t["fsu_pct"]),
         )
     return out
+
+
+_COVERED_SQL = """
+WITH w AS (
+  SELECT job_id, start_ts AS lo,
+         greatest(coalesce(end_ts, start_ts),
+                  start_ts + to_microseconds(CAST(coalesce(runtime_s, 0) * 1e6 AS BIGINT))) AS hi
+  FROM jobs WHERE start_ts IS NOT NULL),
+c AS (
+  SELECT min(ts - to_microseconds(CAST(coalesce(interval_s, 0) * 1e6 AS BIGINT))) AS lo,
+         max(ts) AS hi
+  FROM counters GROUP BY source_id),
+o AS (
+  SELECT w.job_id, w.lo, w.hi, max(least(w.hi, c.hi) - greatest(w.lo, c.lo)) AS overlap
+  FROM w JOIN c ON c.lo < w.hi AND c.hi > w.lo GROUP BY ALL)
+SELECT o.job_id, o.overlap >= (o.hi - o.lo) AS whole,
+       epoch(o.overlap) / nullif(epoch(o.hi - o.lo), 0) AS covered_share,
+       coalesce((SELECT sum(value) FROM counters k
+                 WHERE k.metric IN ('read_bytes', 'write_bytes')
+                   AND k.ts > o.lo AND k.ts <= o.hi), 0) AS system_bytes
+FROM o
+ORDER BY whole DESC, covered_share DESC, system_bytes DESC, o.job_id
+LIMIT 1
+"""
+
+
+def pick_job(store, job_id: int | None = None) -> int | None:
+    """The job whose system a notebook shows: the reader's, else one the counters cover.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        A job chosen by the reader: returned as it is.
+
+    Returns
+    -------
+    int or None
+        ``job_id`` when given; else, among the dated jobs some input's counters
+        overlap, one whose whole window is covered, then the largest covered share
+        of its window (ties: the most bytes the counters saw during it -- the system
+        busiest around the job -- then the lowest id); else the first dated
+        job (whose context then says why nothing covers it); else the first job; None
+        for a database without jobs.
+    """
+    if job_id is not None:
+        if isinstance(job_id, bool) or not isinstance(job_id, int | np.integer):
+            raise ParameterError("job_id", "pick_job", "an int or None", job_id)
+        return int(job_id)
+    for sql in (
+        _COVERED_SQL,
+        "SELECT job_id FROM jobs WHERE start_ts IS NOT NULL ORDER BY job_id LIMIT 1",
+        "SELECT job_id FROM jobs ORDER BY job_id LIMIT 1",
+    ):
+        got = store.sql(sql).fetchall()
+        if got:
+            return int(got[0][0])
+    return None

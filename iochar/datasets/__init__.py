@@ -28,12 +28,14 @@ __all__ = ["data_dir", "demo_inputs", "DEMO_PATTERNS"]
 #: (glob under data/, kind) pairs the demo loads, in order; kind None = sniffed.
 DEMO_PATTERNS: tuple[tuple[str, str | None], ...] = (
     ("strace/*.strace", "strace"),
+    ("insights/*.strace", "strace"),
     ("darshan/**/*.darshan", "darshan"),
     ("trace/*.csv", "trace-csv"),
     ("trace/*.parquet", "trace-parquet"),
     ("iostat/*.iostat", "iostat"),
     ("iostat/*.json", "iostat"),
     ("diskstats/*.diskstats", "diskstats"),
+    ("insights/*.diskstats", "diskstats"),
     ("lmt/*.csv", "lmt"),
     ("lmt/*.sqlite3", "lmt"),
     ("brw_stats/*.txt", "brw_stats"),

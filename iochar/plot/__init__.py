@@ -38,6 +38,7 @@ from iochar.plot.apps import (
     cycles_chart,
     periodogram_chart,
 )
+from iochar.plot.context import job_load_chart
 from iochar.plot.jobs import cv_table_chart, cv_table_style, job_history_chart, mib_s_box_chart
 from iochar.plot.lustre import ost_chart
 from iochar.plot.overview import coverage_chart, job_bytes_chart
@@ -82,5 +83,6 @@ __all__ = [
     "rank_heatmap_chart",
     "rank_extremes_chart",
     "ost_chart",
+    "job_load_chart",
     "NoChart",
 ]

@@ -463,3 +463,27 @@ def test_demo_concurrent_jobs_are_the_overlapping_runs(demo_db):
 
     text = nc.job_system(ctx, got)  # not covered, but the other jobs are known
     assert "is not known" in text and f"{len(got)} other job" in text
+
+
+def test_pick_job_prefers_a_covered_job_with_the_busiest_system():
+    """Both captures' windows are covered by their diskstats; during `collide` dd loaded
+    the disk (SOURCE.md), so the counters saw far more bytes: that job is shown."""
+    with iochar.connect(":memory:") as db:
+        assert context.pick_job(db) is None
+        db.load(VPIC)  # dated, no counters anywhere yet
+        vpic = db.sql("SELECT job_id FROM jobs").fetchall()[0][0]
+        assert context.pick_job(db) == vpic
+        ids = {}
+        for name in ("apart", "collide"):
+            before = {r[0] for r in db.sql("SELECT job_id FROM jobs").fetchall()}
+            db.load(INSIGHTS / f"{name}.strace")
+            db.load(INSIGHTS / f"{name}.diskstats")
+            (ids[name],) = {r[0] for r in db.sql("SELECT job_id FROM jobs").fetchall()} - before
+        for name in ids:
+            assert context.job_context(db, ids[name]).evidence["status"] == "covered"
+        sys_bytes = {n: context.job_context(db, j)["bytes"].sum() for n, j in ids.items()}
+        assert sys_bytes["collide"] > 100 * sys_bytes["apart"]
+        assert context.pick_job(db) == ids["collide"]
+        assert context.pick_job(db, ids["apart"]) == ids["apart"]
+        with pytest.raises(ParameterError):
+            context.pick_job(db, "3")
