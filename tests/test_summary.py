@@ -204,7 +204,7 @@ def test_json_keys(capsys, monkeypatch):
     job = d["jobs"][0]
     assert set(job) == {
         "job_id", "facts", "notes", "interfaces", "totals", "classes", "top_files", "sizes",
-        "cycles", "insights", "not_checked", "checked",
+        "cycles", "system", "insights", "not_checked", "checked",
     }  # fmt: skip
     assert {"program", "command", "user", "nprocs", "nnodes", "start", "end", "runtime_s"} <= set(
         job["facts"]
@@ -217,6 +217,31 @@ def test_json_keys(capsys, monkeypatch):
     }  # fmt: skip
     assert {"found", "text", "period_s", "confidence", "n_cycles"} <= set(job["cycles"])
     assert set(d["set"]) == {"totals", "jobs"}
+
+
+def test_the_system_during_the_job(capsys, monkeypatch):
+    """Issue 20 item 1 in the summary: a strace job with the disk's counters of the same
+    minutes (data/insights: dd loaded the disk during `collide`) gets the load of its
+    disk; the numbers are job_context's, and a log without counters says why."""
+    import iochar
+    from iochar.analyze import context
+
+    paths = [DATA / "insights" / "collide.strace", DATA / "insights" / "collide.diskstats"]
+    rc, d = summary_json(capsys, monkeypatch, *paths)
+    assert rc == 0
+    (job,) = d["jobs"]
+    with iochar.connect(":memory:") as db:
+        for p in paths:
+            db.load(p)
+        (jid,) = db.sql("SELECT job_id FROM jobs").fetchall()[0]
+        want = context.summary_facts(context.job_context(db, jid))
+    sys_ = job["system"]
+    assert sys_["status"] == "covered" and sys_["busiest_target"] == want["busiest_target"]
+    assert sys_["peak_share"] == pytest.approx(want["peak_share"])
+    assert f"{100 * want['peak_share']:.1f}% of its observed peak" in sys_["text"]
+    rc, d = summary_json(capsys, monkeypatch, EXAMPLE)
+    text = d["jobs"][0]["system"]["text"]
+    assert text.startswith("Not known: ") and "holds no device or server counters" in text
 
 
 def test_empty_log_is_said_plainly(capsys, monkeypatch):

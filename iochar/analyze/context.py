@@ -438,7 +438,8 @@ def _pieces(store, jobs: pd.DataFrame, *, layouts: bool) -> _Pieces:
                 )[nb > 0]
             )
         basis.update({int(j): "file_stats" for j in f["job_id"].unique()})
-    frame = pd.concat([p for p in parts if len(p)], ignore_index=True) if parts else None
+    kept = [p for p in parts if len(p)]  # a job that moved no bytes has no piece at all
+    frame = pd.concat(kept, ignore_index=True) if kept else None
     if frame is None or frame.empty:
         frame = pd.DataFrame(columns=cols)
     frame = frame.astype({"a": "float64", "b": "float64", "bytes": "float64"})

@@ -220,6 +220,11 @@ class JobSummary(Result):
         Rules checked on this job (their data was there).
     notes : list of str
         What a reader should know about the data (incomplete Darshan modules).
+    system : dict
+        The system during the job (issue 20): the numbers of
+        :func:`iochar.analyze.context.summary_facts` and ``text``, one plain
+        sentence (the load on the busiest matched target, or why no counters cover
+        the job's window).
     """
 
     job_id: int
@@ -235,6 +240,7 @@ class JobSummary(Result):
     not_checked: int
     checked: int = 0
     notes: list[str] = field(default_factory=list)
+    system: dict[str, Any] = field(default_factory=dict)
 
     def severity_counts(self) -> dict[str, int]:
         """Findings per severity (every severity present, possibly 0)."""
@@ -529,6 +535,65 @@ def _top_files(labels: pd.DataFrame, job_id: int, top: int) -> tuple[pd.DataFram
     return classes, t[cols].reset_index(drop=True)
 
 
+def _system(store, job_id: int) -> dict[str, Any]:
+    """The system during one job (:func:`iochar.analyze.context.job_context`), as facts
+    and one plain sentence."""
+    from iochar.analyze import context
+    from iochar.narrate import fmt_bytes, fmt_pct, fmt_rate
+
+    ctx = context.job_context(store, job_id)
+    out = context.summary_facts(ctx)
+    others = out.get("other_jobs") or 0
+    along = (
+        f"; {others} other job{'s' if others != 1 else ''} ran at the same time"
+        + (
+            f" ({fmt_bytes(out['other_jobs_bytes'])})"
+            if _finite(out.get("other_jobs_bytes"))
+            else ""
+        )
+        if others
+        else ""
+    )
+    if out.get("status") in ("covered", "partial") and out.get("busiest_target") is not None:
+        match = {"ost": "by OST", "mount": "by mount", "time": "by time only"}.get(
+            str(out.get("match")), str(out.get("match") or "")
+        )
+        parts = [f"{_safe(out['busiest_target'])} ran at {fmt_rate(out['rate_bps'])}"]
+        if _finite(out.get("peak_share")):
+            parts.append(f"{fmt_pct(out['peak_share'])} of its observed peak")
+        if _finite(out.get("busy_share")):
+            parts.append(f"busy {fmt_pct(out['busy_share'])} of the window")
+        if _finite(out.get("fsu_pct")):
+            parts.append(f"FSU {out['fsu_pct']:.0f}%")
+        text = (
+            f"Counters matched {match} ({out['targets']} target"
+            f"{'s' if out['targets'] != 1 else ''}"
+            + (
+                f", {fmt_pct(out['coverage'])} of the window observed"
+                if out.get("status") == "partial" and _finite(out.get("coverage"))
+                else ""
+            )
+            + "): the busiest, "
+            + ", ".join(parts)
+            + (
+                f"; the job's own share of the traffic {fmt_pct(out['job_share'], 2)}"
+                + (
+                    " (it moved more than the devices saw: a cache served part of it)"
+                    if out["job_share"] > 1
+                    else ""
+                )
+                if _finite(out.get("job_share"))
+                else ""
+            )
+            + along
+            + "."
+        )
+    else:
+        text = f"Not known: {_safe(out.get('reason') or 'no counters matched')}{along}."
+    out["text"] = text
+    return out
+
+
 def summarize(
     store,
     *,
@@ -600,6 +665,8 @@ def summarize(
     opsn = dict(store.sql(_HAS_OPS_SQL, params={"jobs": ids}).fetchall())
     cyc = {j: _cycles(store, j, int(opsn.get(j, 0)), j in opsn) for j in ids}
     lap("cycles")
+    system = {j: _system(store, j) for j in ids}
+    lap("context")
     partial = incomplete(store)
     out = []
     for r in facts.to_dict("records"):
@@ -651,6 +718,7 @@ def summarize(
                 not_checked=not_checked.get(j, 0),
                 checked=len(found.params) - not_checked.get(j, 0),
                 notes=notes,
+                system=system[j],
             )
         )
     findings = dict.fromkeys(_SEVERITY, 0)
@@ -988,6 +1056,7 @@ def to_dict(s: Summary) -> dict[str, Any]:
                 "top_files": _records(js.top_files),
                 "sizes": {"layer": js.sizes_layer, "bins": _records(js.sizes)},
                 "cycles": _plain(js.cycles),
+                "system": _plain(js.system),
                 "insights": _plain(js.insights),
                 "not_checked": js.not_checked,
                 "checked": js.checked,
@@ -1149,6 +1218,11 @@ def render_terminal(s: Summary, console) -> None:
         console.print(Text(js.cycles["text"], style="" if js.cycles["found"] else "dim"))
 
         console.print()
+        heading("The system during the job")
+        covered = js.system.get("status") in ("covered", "partial")
+        console.print(Text(js.system.get("text", ""), style="" if covered else "dim"))
+
+        console.print()
         c = js.severity_counts()
         heading(
             f"Insights: {c['high']} high, {c['warn']} warn, {c['info']} info "
@@ -1306,6 +1380,8 @@ def to_html(s: Summary, *, title: str = "iochar summary") -> str:
             body.append(frame_html(view, max_rows=None))
         body.append("<h3>Cycles</h3>")
         body.append(p(js.cycles["text"]))
+        body.append("<h3>The system during the job</h3>")
+        body.append(p(js.system.get("text", "")))
         c = js.severity_counts()
         body.append(
             f"<h3>Insights: {c['high']} high, {c['warn']} warn, {c['info']} info</h3>"

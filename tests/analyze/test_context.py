@@ -487,3 +487,14 @@ def test_pick_job_prefers_a_covered_job_with_the_busiest_system():
         assert context.pick_job(db, ids["apart"]) == ids["apart"]
         with pytest.raises(ParameterError):
             context.pick_job(db, "3")
+
+
+def test_a_job_that_moved_nothing_has_a_context_not_an_error():
+    """darshan-logs' empty_log: a job with no bytes at all (it raised ValueError)."""
+    with iochar.connect(":memory:") as db:
+        db.load(DATA / "darshan" / "darshan-logs" / "empty_log" / "empty_log.darshan")
+        db.load(LMT)
+        (job,) = db.sql("SELECT job_id FROM jobs").fetchall()[0]
+        ctx = context.job_context(db, job)
+    assert ctx.empty and ctx.evidence["status"] == "outside"
+    assert "do not cover the job's window" in ctx.evidence["reason"]
