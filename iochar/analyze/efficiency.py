@@ -58,7 +58,7 @@ _FS_SQL = (
     " sum(writes) AS nw, sum(seq_reads) AS sr, sum(seq_writes) AS sw,"
     " sum(read_time) AS tr, sum(write_time) AS tw, max(j.nprocs) AS nprocs"
     " FROM file_stats f JOIN jobs j USING (job_id)"
-    " WHERE f.rank IS NULL AND ($job_id IS NULL OR f.job_id = $job_id)"
+    " WHERE ($job_id IS NULL OR f.job_id = $job_id)"
     " AND f.job_id NOT IN (SELECT DISTINCT job_id FROM ops) GROUP BY f.job_id ORDER BY 1"
 )
 _PHASE_COLS = [

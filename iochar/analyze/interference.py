@@ -12,9 +12,10 @@ reader cut a writer's by over twenty (section 4.3, Fig. 4).
   ``100 x (1 - together / alone)`` [%] with a 95 % Welch interval of the difference of
   the means, as % of the alone mean.
 - :func:`observed` asks the same of observed data: for each job (``jobs`` windows), the
-  share of its window that other jobs with I/O overlap; a job is *overlapped* above
-  ``min_overlap`` of its window, *alone* with no overlap. Per application, its rate
-  (bytes / runtime) when overlapped against alone, with the same interval. This is an
+  share of its window that other jobs with I/O overlap; a job is *overlapped* at or
+  above ``min_overlap`` of its window, *alone* at or below ``alone_max`` (default: no
+  overlap). Per application, its rate (bytes / runtime) when overlapped against alone,
+  with the same interval. This is an
   observational comparison: overlapped runs may differ in input, node count, time of
   day or file-system load from outside the database (confounding), so it says that
   rates differ, not that the other jobs caused it.
@@ -122,11 +123,13 @@ _JOBS_SQL = (
     "SELECT j.job_id, coalesce(j.app, '') AS app, j.start_ts, j.end_ts, j.runtime_s,"
     " coalesce(sum(f.bytes_read), 0) + coalesce(sum(f.bytes_written), 0) AS bytes"
     " FROM jobs j JOIN file_stats f USING (job_id)"
-    " WHERE f.rank IS NULL AND j.start_ts IS NOT NULL AND j.runtime_s > 0 GROUP BY ALL"
+    " WHERE j.start_ts IS NOT NULL AND j.runtime_s > 0 GROUP BY ALL"
 )
 
 
-def observed(db, *, min_overlap: float = 0.5, confidence: float = 0.95) -> Table:
+def observed(
+    db, *, min_overlap: float = 0.5, alone_max: float = 0.0, confidence: float = 0.95
+) -> Table:
     """A job's rate when other jobs' I/O overlaps it vs when it runs alone.
 
     Parameters
@@ -136,6 +139,9 @@ def observed(db, *, min_overlap: float = 0.5, confidence: float = 0.95) -> Table
         ``start_ts``, ``end_ts`` (or ``runtime_s``) and ``bytes``.
     min_overlap : float, default 0.5
         Share of a job's window other jobs must cover for it to count as overlapped.
+    alone_max : float, default 0.0
+        Largest share of its window other jobs may cover for a job to count as alone
+        (0: truly alone; raise it only where every run overlaps something, and say so).
     confidence : float, default 0.95
         Two-sided confidence.
 
@@ -173,7 +179,7 @@ def observed(db, *, min_overlap: float = 0.5, confidence: float = 0.95) -> Table
     rows = []
     for app, g in j.groupby("app", sort=True):
         ov = g[g["overlap_share"] >= min_overlap]["rate"]
-        al = g[g["overlap_share"] == 0]["rate"]
+        al = g[g["overlap_share"] <= alone_max]["rate"]
         if len(ov) and len(al):
             rows.append(
                 {"app": app, "n_overlapped": len(ov), "n_alone": len(al)}
@@ -183,6 +189,6 @@ def observed(db, *, min_overlap: float = 0.5, confidence: float = 0.95) -> Table
     return Table(
         out,
         evidence={"caution": CAUTION, "jobs": j[["job_id", "app", "overlap_share", "rate"]]},
-        params={"min_overlap": min_overlap, "confidence": confidence},
+        params={"min_overlap": min_overlap, "alone_max": alone_max, "confidence": confidence},
         sql="" if isinstance(db, pd.DataFrame) else _JOBS_SQL,
     )

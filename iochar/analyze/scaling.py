@@ -92,7 +92,7 @@ _JOBS_SQL = (
     "SELECT j.job_id, coalesce(j.app, '') AS app, j.nprocs,"
     " sum(f.bytes_read) + sum(f.bytes_written) AS bytes,"
     " sum(f.read_time) + sum(f.write_time) AS io_time"
-    " FROM jobs j JOIN file_stats f USING (job_id) WHERE f.rank IS NULL AND j.nprocs > 0"
+    " FROM jobs j JOIN file_stats f USING (job_id) WHERE j.nprocs > 0"
     " GROUP BY ALL HAVING sum(f.read_time) + sum(f.write_time) > 0"
 )
 
