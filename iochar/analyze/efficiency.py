@@ -18,7 +18,8 @@ Méndez et al. evaluate efficiency in three phases (section 2, Fig. 1):
    system; ``wall_rate`` is bytes over the wall span (first start to last end), and is
    the rate when the trace has no durations (``strace`` without ``-T``; ``rate_basis``
    says which). A job with Darshan
-   counters and no operations gives one phase per operation from ``file_stats``: bytes,
+   counters and no operations gives one phase per operation from ``file_stats`` (the
+   POSIX and STDIO records, :data:`LAYERED_MODULES` left out): bytes,
    count, sequential count, and time = the summed ``read_time``/``write_time`` over the
    job's process count (the ranks assumed to work in parallel);
 3. :func:`used` -- per phase and level, used % = 100 x achieved rate / capacity at the
@@ -45,7 +46,12 @@ from iochar.analyze.capacity import capacity_at
 from iochar.errors import ParameterError
 from iochar.result import Table
 
-__all__ = ["phase_types", "phases", "table_mendez", "used"]
+__all__ = ["LAYERED_MODULES", "phase_types", "phases", "table_mendez", "used"]
+
+#: Darshan modules whose I/O the POSIX module records again below them (MPI-IO over
+#: POSIX, HDF5 and PnetCDF over MPI-IO): left out of byte counts so nothing counts twice
+#: (Darshan's darshan-util documentation: each module instruments one interface layer).
+LAYERED_MODULES = ("MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR")
 
 _OPS_SQL = (
     "SELECT job_id, coalesce(rank, 0) AS rank, coalesce(file_id, -1) AS file_id, op,"
@@ -58,7 +64,7 @@ _FS_SQL = (
     " sum(writes) AS nw, sum(seq_reads) AS sr, sum(seq_writes) AS sw,"
     " sum(read_time) AS tr, sum(write_time) AS tw, max(j.nprocs) AS nprocs"
     " FROM file_stats f JOIN jobs j USING (job_id)"
-    " WHERE ($job_id IS NULL OR f.job_id = $job_id)"
+    " WHERE ($job_id IS NULL OR f.job_id = $job_id) AND NOT list_contains($layered, f.module)"
     " AND f.job_id NOT IN (SELECT DISTINCT job_id FROM ops) GROUP BY f.job_id ORDER BY 1"
 )
 _PHASE_COLS = [
@@ -240,7 +246,7 @@ def phases(db, *, job_id: int | None = None, gap_s: float = 1.0) -> Table:
     ops = db.sql(_OPS_SQL, p).df()
     rows = _trace_phases(ops, float(gap_s)) if len(ops) else []
     try:
-        fs = db.sql(_FS_SQL, p).df()
+        fs = db.sql(_FS_SQL, {**p, "layered": list(LAYERED_MODULES)}).df()
     except Exception:  # noqa: BLE001 - a store without jobs/file_stats rows
         fs = pd.DataFrame()
     rows += _counter_phases(fs) if len(fs) else []

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from iochar.analyze.efficiency import LAYERED_MODULES
 from iochar.result import Table
 
 __all__ = ["CAUTION", "degradation", "fio_pairs", "observed"]
@@ -123,7 +124,8 @@ _JOBS_SQL = (
     "SELECT j.job_id, coalesce(j.app, '') AS app, j.start_ts, j.end_ts, j.runtime_s,"
     " coalesce(sum(f.bytes_read), 0) + coalesce(sum(f.bytes_written), 0) AS bytes"
     " FROM jobs j JOIN file_stats f USING (job_id)"
-    " WHERE j.start_ts IS NOT NULL AND j.runtime_s > 0 GROUP BY ALL"
+    " WHERE j.start_ts IS NOT NULL AND j.runtime_s > 0"
+    " AND NOT list_contains($layered, f.module) GROUP BY ALL"
 )
 
 
@@ -153,7 +155,11 @@ def observed(
         ``evidence["caution"]`` is :data:`CAUTION`; ``evidence["jobs"]`` holds each job's
         ``overlap_share``.
     """
-    j = db.copy() if isinstance(db, pd.DataFrame) else db.sql(_JOBS_SQL).df()
+    j = (
+        db.copy()
+        if isinstance(db, pd.DataFrame)
+        else db.sql(_JOBS_SQL, {"layered": list(LAYERED_MODULES)}).df()
+    )
     j = j[j["bytes"] > 0].reset_index(drop=True)
     t0 = pd.to_datetime(j["start_ts"]).astype("int64").to_numpy() / 1e9
     if "end_ts" in j and j["end_ts"].notna().all():

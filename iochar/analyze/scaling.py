@@ -20,6 +20,7 @@ from __future__ import annotations
 import pandas as pd
 
 from iochar.analyze.capacity import capacity, t_interval
+from iochar.analyze.efficiency import LAYERED_MODULES
 from iochar.errors import ParameterError
 from iochar.result import Table
 
@@ -92,7 +93,8 @@ _JOBS_SQL = (
     "SELECT j.job_id, coalesce(j.app, '') AS app, j.nprocs,"
     " sum(f.bytes_read) + sum(f.bytes_written) AS bytes,"
     " sum(f.read_time) + sum(f.write_time) AS io_time"
-    " FROM jobs j JOIN file_stats f USING (job_id) WHERE j.nprocs > 0"
+    " FROM jobs j JOIN file_stats f USING (job_id)"
+    " WHERE j.nprocs > 0 AND NOT list_contains($layered, f.module)"
     " GROUP BY ALL HAVING sum(f.read_time) + sum(f.write_time) > 0"
 )
 
@@ -113,7 +115,7 @@ def job_scaling(db, *, confidence: float = 0.95) -> Table:
         One row per ``app`` and ``nprocs``: ``jobs``, ``rate`` (mean over jobs of
         bytes / (I/O time / nprocs)) [bytes/s], ``rate_sd``, ``ci_lo``, ``ci_hi``.
     """
-    j = db.sql(_JOBS_SQL).df()
+    j = db.sql(_JOBS_SQL, {"layered": list(LAYERED_MODULES)}).df()
     rows = []
     if len(j):
         j["rate"] = j["bytes"] / (j["io_time"] / j["nprocs"])
