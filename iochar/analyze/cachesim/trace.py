@@ -118,7 +118,8 @@ def processes(ops, copies: int = 1) -> tuple[list[Proc], pd.DataFrame]:
     gap = (df["t_start"] - prev_end.fillna(0.0)).clip(lower=0.0)
     cpu = pd.to_numeric(df["cpu_s"], errors="coerce").astype(float)
     burst = cpu.where(cpu.notna() & (cpu >= 0), gap).to_numpy(float)
-    kind = df["op"].map(_KIND).fillna(OTHER).to_numpy(np.int64)
+    op_codes, op_names = pd.factorize(df["op"])
+    kind = np.array([_KIND.get(str(o), OTHER) for o in op_names] + [OTHER], np.int64)[op_codes]
     has_file = df["file"].notna().to_numpy()
     size = pd.to_numeric(df["size"], errors="coerce").to_numpy(float)
     data = (kind <= WRITE) & has_file & ~df["failed"].to_numpy(bool) & (np.nan_to_num(size) > 0)
@@ -126,7 +127,9 @@ def processes(ops, copies: int = 1) -> tuple[list[Proc], pd.DataFrame]:
     size = np.where(data, np.nan_to_num(size), 0).astype(np.int64)
     # file keys: one per (job, file); offsets missing -> continue where the last ended
     fkey = pd.Series(-1, index=df.index, dtype=np.int64)
-    codes, _ = pd.factorize(pd.MultiIndex.from_arrays([df["job_id"], df["file"]]))
+    job_codes = pd.factorize(df["job_id"])[0].astype(np.int64)
+    file_codes, file_names = pd.factorize(df["file"])
+    codes = pd.factorize(job_codes * (len(file_names) + 1) + file_codes)[0]
     fkey[:] = np.where(has_file, codes, -1)
     off = pd.to_numeric(df["offset"], errors="coerce").astype(float)
     if off[data].isna().any():
@@ -136,7 +139,8 @@ def processes(ops, copies: int = 1) -> tuple[list[Proc], pd.DataFrame]:
     offset = np.where(data, np.nan_to_num(off).clip(min=0), 0).astype(np.int64)
     nfiles = int(fkey.max()) + 1 if len(fkey) else 0
     fk = fkey.to_numpy()
-    bounds = np.flatnonzero(np.diff(pd.factorize(pd.MultiIndex.from_arrays(grp))[0])) + 1
+    rank = df["rank"].to_numpy()
+    bounds = np.flatnonzero((np.diff(job_codes) != 0) | (rank[1:] != rank[:-1])) + 1
     starts = np.concatenate(([0], bounds))
     ends = np.concatenate((bounds, [len(df)]))
     procs, rows = [], []
