@@ -53,11 +53,16 @@ _SUBMODULES = (
     "store",
     "errors",
     "cli",
+    "lake",
 )
 
 
 def connect(
-    path: str | None = None, *, read_only: bool = False, wait: float | None = None
+    path: str | None = None,
+    *,
+    read_only: bool = False,
+    wait: float | None = None,
+    lake: str | None = None,
 ) -> Store:
     """Open (or create) an iochar database.
 
@@ -71,6 +76,10 @@ def connect(
     wait : float, optional
         Seconds to keep retrying while another process holds the file (one writer or
         several readers at a time); 0 fails at once. Default ``$IOCHAR_WAIT``, else 5.
+    lake : str, optional
+        A lake folder (``iochar ingest``): the store's tables are then read-only
+        DuckDB views over its Parquet (:class:`iochar.lake.LakeStore`). A ``path``
+        that is a lake folder is opened the same way.
 
     Returns
     -------
@@ -82,6 +91,16 @@ def connect(
     DatabaseLockedError
         When the file is still held by another process after ``wait`` seconds.
     """
+    import os
+
+    if lake is None and path is not None and os.path.isdir(path):
+        lake = path
+    if lake is not None:
+        if path is not None and os.fspath(path) != os.fspath(lake):
+            raise ParameterError("lake", "connect", "no path as well (one store)", lake)
+        from iochar.lake.view import LakeStore
+
+        return LakeStore(lake)
     from iochar.store import Store
 
     return Store(path, read_only=read_only, wait=wait)
