@@ -61,6 +61,11 @@ class SimResult(Result):
         [bytes/s].
     disk_requests : int
         Physical I/Os.
+    params : dict
+        The parameters as used (``cache.*``, ``disk.*``, ``cpu.*``, ``tier.*``,
+        ``copies``, ``bin_s``, ``job_ids``).
+    sql : str or None
+        The query that read the ops from the store, or None for a trace.
     """
 
     processes: pd.DataFrame = dataclasses.field(repr=False)

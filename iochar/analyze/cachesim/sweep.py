@@ -56,8 +56,14 @@ def sweep(
         Numbers of identical concurrent copies.
     block_bytes : int, default 4096
         Cache block [bytes].
-    tier, disk, cpu, bin_s
-        As :func:`iochar.analyze.cachesim.simulate`, the same for every run.
+    tier : TierConfig, optional
+        A second tier, the same for every run.
+    disk : DiskConfig, optional
+        The disk model, the same for every run.
+    cpu : CpuConfig, optional
+        The CPU, the same for every run.
+    bin_s : float, default 1.0
+        Bin of the disk data rate [s].
 
     Returns
     -------
