@@ -123,6 +123,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _db_arg(p)
 
+    p = sub.add_parser(
+        "ingest",
+        help="parse many inputs in parallel on Dask into a Parquet lake",
+        description="Walk files, folders and patterns; parse them on a Dask cluster (a "
+        "local one of --workers processes, or --scheduler ADDRESS) into the lake DIR. An "
+        "input is visible only once the lake's manifest records it; inputs already in it "
+        "(same bytes) are skipped; bad inputs are listed with their error (exit status 1).",
+    )
+    p.add_argument("paths", nargs="+", metavar="SRC", help="input files, folders or patterns")
+    p.add_argument("--lake", required=True, metavar="DIR", help="the lake folder")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=2, metavar="N", help="local processes")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS", help="Dask scheduler")
+    p.add_argument("--kind", default=None, help="input kind (default: sniffed)")
+    p.add_argument("--tolerant", action="store_true", help="skip and count bad records")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     p = sub.add_parser("info", help="inputs by kind, tables and row counts")
     p.add_argument("-v", "--verbose", action="store_true", help="list every input")
     _db_arg(p)
@@ -325,6 +342,9 @@ def _open(args: argparse.Namespace, read_only: bool = False):
     from iochar.errors import DatabaseLockedError
 
     path = args.db
+    if path is not None and os.path.isdir(path):
+        # a lake folder (iochar ingest): read-only views over its Parquet
+        return iochar.connect(lake=path)
     if read_only and path not in (None, ":memory:"):
         if not os.path.exists(path):
             raise IocharError(f"database {path!r} does not exist; load something first")
@@ -950,6 +970,45 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ingest(args: argparse.Namespace) -> int:
+    """``iochar ingest SRC... --lake DIR``: many inputs on Dask into a lake (iochar.lake)."""
+    from iochar.lake.ingest import ingest, print_report
+
+    paths, _, skipped = _expand_inputs(args.paths, args.kind)
+    for reason, n in sorted(skipped.items()):
+        print(f"skipped {n:,} file{'s' if n != 1 else ''}: {reason}")
+    if not paths:
+        raise IocharError("no input to ingest in " + ", ".join(args.paths))
+    bar = None
+    if not args.no_progress and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(paths), unit="input", file=sys.stderr, leave=False)
+
+    def tick(done: int, total: int) -> None:
+        if bar is not None:
+            bar.update(done - bar.n)
+
+    if args.workers is not None and args.workers < 1:
+        raise IocharError(f"--workers must be >= 1, got {args.workers}")
+    try:
+        report = ingest(
+            paths,
+            args.lake,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            kind=args.kind,
+            strict=not args.tolerant,
+            progress=tick,
+            on_dashboard=lambda link: print(f"Dask dashboard: {link}", flush=True),
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    print_report(report)
+    return 1 if report.errors else 0
+
+
 _COMMANDS = {
     "load": cmd_load,
     "info": cmd_info,
@@ -962,6 +1021,7 @@ _COMMANDS = {
     "demo": cmd_demo,
     "report": cmd_report,
     "calibrate": cmd_calibrate,
+    "ingest": cmd_ingest,
 }
 
 

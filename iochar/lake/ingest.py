@@ -108,6 +108,7 @@ def ingest(
     strict: bool = True,
     batch: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_dashboard: Callable[[str], None] | None = None,
 ) -> IngestReport:
     """Parse ``paths`` on a Dask cluster into the lake at ``lake``.
 
@@ -130,6 +131,8 @@ def ingest(
         Inputs per task (default: about 8 tasks per worker, 8 to 256 inputs).
     progress : callable(done, total), optional
         Called as inputs finish.
+    on_dashboard : callable(str), optional
+        Called with the Dask dashboard link once the cluster is up.
 
     Returns
     -------
@@ -149,6 +152,8 @@ def ingest(
             client = own_client = distributed.Client(own_cluster)
     try:
         report.dashboard = getattr(client, "dashboard_link", None)
+        if report.dashboard and on_dashboard is not None:
+            on_dashboard(report.dashboard)
         nworkers = max(1, len(client.scheduler_info().get("workers", {})))
         with manifest.Lock(lake):
             manifest.collect_garbage(lake)

@@ -110,8 +110,7 @@ class LakeStore(Store):
     def _refuse(self, *args, **kwargs):
         raise IocharError(
             f"the lake {self.lake!r} is read-only: add inputs with "
-            "`iochar ingest SRC... --lake DIR`, or turn it into a database with "
-            "`iochar export --lake DIR --to-db FILE`"
+            "`iochar ingest SRC... --lake DIR`"
         )
 
     load = load_many = _refuse
