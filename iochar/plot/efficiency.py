@@ -102,7 +102,7 @@ def used_chart(u: pd.DataFrame, *, threshold: float = 30.0, top: int = 12, **ove
     threshold : float, default 30.0
         Used % under which a phase is an insight (drawn as a dashed rule).
     top : int, default 12
-        At most this many phases, the heaviest (``weight``, else ``bytes``) first.
+        At most this many phases: those that moved the most bytes.
     **overrides
         Passed to ``Chart.properties``.
 
@@ -112,13 +112,12 @@ def used_chart(u: pd.DataFrame, *, threshold: float = 30.0, top: int = 12, **ove
         Grouped bars (phase on x, one bar per level), error bars ``used_lo`` to
         ``used_hi``, rules at 100 % and ``threshold``; NoChart when there is no row.
     """
-    _need(u, ("job_id", "phase", "op", "size_bytes", "level", "used_pct"), "used_chart")
+    _need(u, ("job_id", "phase", "op", "size_bytes", "bytes", "level", "used_pct"), "used_chart")
     d = u[np.isfinite(u["used_pct"])].copy()
     if d.empty:
         return NoChart("No used-% chart: no phase could be matched to a capacity.")
     alt = _alt()
-    w = "weight" if "weight" in d else "bytes"
-    keep = d.drop_duplicates(["job_id", "phase"]).nlargest(top, w)[["job_id", "phase"]]
+    keep = d.drop_duplicates(["job_id", "phase"]).nlargest(top, "bytes")[["job_id", "phase"]]
     d = d.merge(keep, on=["job_id", "phase"])
     from iochar._units import fmt_bytes
 
