@@ -188,23 +188,36 @@ def _ops(rows, aligned=True):
     return trace(out)
 
 
-@settings(max_examples=60, deadline=None)
-@given(op_rows, st.integers(0, 64), st.booleans(), st.booleans())
-def test_bytes_are_conserved_and_times_never_negative(rows, nblocks, wb, aligned):
+@settings(max_examples=80, deadline=None)
+@given(
+    op_rows,
+    st.integers(0, 64),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["off", "sequential", "window"]),
+    st.booleans(),
+    st.integers(1, 2),
+)
+def test_bytes_are_conserved_and_times_never_negative(rows, nblocks, wb, aligned, ra, queue, n):
     ops = _ops(rows, aligned)
-    r = cs.simulate(ops, cache=cs.CacheConfig(size_bytes=nblocks * B, write_behind=wb))
+    cache = cs.CacheConfig(size_bytes=nblocks * B, write_behind=wb, read_ahead=ra)
+    r = cs.simulate(ops, cache=cache, disk=cs.DiskConfig(queueing=queue), copies=n)
+    ops = pd.concat([ops] * n)
     reads = int(ops.loc[ops.op == "read", "size"].sum())
     writes = int(ops.loc[ops.op == "write", "size"].sum())
     assert r.bytes_read == reads and r.bytes_written == writes
     assert r.disk_write_bytes == writes  # every written byte goes to disk once
     assert 0 <= r.read_hit_bytes <= reads and 0 <= r.write_hit_bytes <= writes
-    if aligned:  # whole blocks: bytes from disk + hits = bytes requested
+    if aligned:  # whole blocks: bytes read from disk on demand + hits = bytes requested
         assert r.disk_read_bytes + r.read_hit_bytes == reads
+    if ra == "off":
+        assert r.prefetch_bytes == 0
     assert r.cpu_idle_s >= 0.0 and r.io_wait_s >= 0.0
     assert (r.processes["io_wait_s"] >= 0).all()
     assert r.makespan_s >= r.cpu_busy_s - 1e-9
     moved = r.rate["bps"].sum() * r.rate.evidence["bin_s"]
-    assert moved == pytest.approx(r.disk_read_bytes + r.disk_write_bytes, rel=1e-6, abs=1e-3)
+    disk = r.disk_read_bytes + r.prefetch_bytes + r.disk_write_bytes
+    assert moved == pytest.approx(disk, rel=1e-6, abs=1e-3)
 
 
 @settings(max_examples=60, deadline=None)
