@@ -25,6 +25,7 @@ import math
 import pandas as pd
 
 from iochar.analyze.cachesim.config import MW
+from iochar.analyze.cachesim.sweep import recommend
 from iochar.narrate import esc, fmt_bytes, fmt_pct, fmt_rate, fmt_s, plural
 
 __all__ = [
@@ -185,10 +186,10 @@ def tier_summary(with_tier, without, tier_bytes: int) -> str:
 def recommendation(table: pd.DataFrame, label: str, *, hide: float = 0.9) -> str:
     """The smallest cache that hides ``hide`` of the job's I/O wait, and the disk's peak.
 
-    The I/O wait hidden is 1 - wait / baseline, where the baseline is the run with the
-    smallest cache (no cache when the sweep has size 0) and the first policy, at the
-    largest number of copies. The cache named is the smallest (then the first policy)
-    that hides at least ``hide``; when none does, the one that hides most.
+    The rule is :func:`iochar.analyze.cachesim.recommend`'s: against the run with the
+    smallest cache and the first policy at the largest number of copies, the smallest
+    cache (then the first policy) that hides at least ``hide`` of the I/O wait; when
+    none does, the one that hides most.
 
     Parameters
     ----------
@@ -201,21 +202,18 @@ def recommendation(table: pd.DataFrame, label: str, *, hide: float = 0.9) -> str
     """
     if table is None or not len(table):
         return f"No simulation runs of {label} to recommend from."
-    n = int(table["copies"].max())
-    rows = table[table["copies"] == n].reset_index(drop=True)
-    base = float(rows.sort_values("cache_bytes", kind="stable")["io_wait_s"].iloc[0])
-    if not base > 0:
+    rec = recommend(table, hide=hide)
+    if not len(rec):
         return f"{label[:1].upper() + label[1:]} never waits for I/O here: no cache is needed."
-    hidden = 1 - rows["io_wait_s"] / base
-    ok = rows[hidden >= hide].sort_values("cache_bytes", kind="stable")
-    best = ok.iloc[0] if len(ok) else rows.loc[hidden.idxmax()]
-    share = 1 - float(best["io_wait_s"]) / base
+    best = rec.iloc[0]
+    n = int(best["copies"])
     pol = _POLICY.get(best["policy"], str(best["policy"]))
-    lead = "A cache of" if len(ok) else "Even the best cache tried,"
-    verb = "hides" if len(ok) else "hides only"
+    lead = "A cache of" if best["enough"] else "Even the best cache tried,"
+    verb = "hides" if best["enough"] else "hides only"
     return (
-        f"{lead} {cache_size(float(best['cache_bytes']))} {verb} {fmt_pct(share)} of the I/O "
-        f"wait of {label} ({_copies(n).replace('at once', 'at once,')} {pol}), from "
-        f"{fmt_s(base)} to {fmt_s(float(best['io_wait_s']))}; the disk still sees a peak of "
-        f"{fmt_rate(float(best['peak_disk_bps']))}."
+        f"{lead} {cache_size(float(best['cache_bytes']))} {verb} "
+        f"{fmt_pct(float(best['hidden_share']))} of the I/O wait of {label} "
+        f"({_copies(n).replace('at once', 'at once,')} {pol}), from "
+        f"{fmt_s(float(best['baseline_io_wait_s']))} to {fmt_s(float(best['io_wait_s']))}; "
+        f"the disk still sees a peak of {fmt_rate(float(best['peak_disk_bps']))}."
     )

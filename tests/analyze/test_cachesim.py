@@ -276,3 +276,16 @@ def test_bad_parameters_and_unknown_jobs(store):
         cs.simulate(store, 999)
     with pytest.raises(ParameterError):
         cs.sweep(sweep_reads(2, 1), policies=("magic",))
+
+
+def test_quantum_and_context_switches_by_hand():
+    # two CPU-bound processes, 3 s of compute each before one call, quantum 1 s,
+    # 0.1 s per switch: P0 0-1 | P1 1.1-2.1 | P0 2.2-3.2 | P1 3.3-4.3 | P0 4.4-5.4 (ends)
+    # | P1 5.5-6.5 (ends): 5 switches, no idle time
+    a = trace([("open", "/a", None, None, 3.0)], rank=0)
+    b = trace([("open", "/b", None, None, 3.0)], rank=1)
+    cpu = cs.CpuConfig(quantum_s=1.0, switch_s=0.1, fs_s=0.0, interrupt_s=0.0)
+    r = cs.simulate(pd.concat([a, b]), cpu=cpu, disk=SLOW)
+    assert list(r.processes["finish_s"]) == pytest.approx([5.4, 6.5])
+    assert r.switch_s == pytest.approx(0.5)
+    assert r.cpu_busy_s == pytest.approx(6.5) and r.cpu_idle_s == pytest.approx(0.0)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from iochar.analyze.cachesim.config import MW, CacheConfig, CpuConfig, DiskConfig, TierConfig
 from iochar.analyze.cachesim.run import SimResult, simulate
-from iochar.analyze.cachesim.sweep import POLICIES, sweep
+from iochar.analyze.cachesim.sweep import POLICIES, recommend, sweep
 from iochar.analyze.cachesim.trace import choose_job, job_name
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "SimResult",
     "simulate",
     "sweep",
+    "recommend",
     "POLICIES",
     "choose_job",
     "job_name",

@@ -16,7 +16,7 @@ from iochar.analyze.cachesim.trace import OPS_SQL, processes, read_ops
 from iochar.errors import ParameterError
 from iochar.result import Table
 
-__all__ = ["POLICIES", "sweep"]
+__all__ = ["POLICIES", "sweep", "recommend"]
 
 #: Named cache policies: read-ahead mode and write-behind.
 POLICIES: dict[str, dict] = {
@@ -107,3 +107,67 @@ def sweep(
         del prm[k]
     ev = {"runs": len(df), "baseline_io_wait_s": base}
     return Table(df, evidence=ev, params=prm, sql=sql)
+
+
+def recommend(table: pd.DataFrame, *, hide: float = 0.9, copies: int | None = None) -> Table:
+    """The smallest cache of a sweep that hides ``hide`` of the I/O wait, and its disk peak.
+
+    The I/O wait hidden by a run is ``1 - io_wait_s / baseline``, the baseline being the
+    run with the smallest cache and the first policy of the sweep (no cache when the
+    sweep has size 0) at ``copies``. The run named is the smallest cache (then the
+    first policy) that hides at least ``hide``; when none does, the run that hides most.
+    Today's form of Miller & Katz's section 6.4 question: what cache (or SSD tier) keeps
+    the CPU from waiting, and what the disk still sees.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sweep`.
+    hide : float, default 0.9
+        Share of the I/O wait to hide, in (0, 1].
+    copies : int, optional
+        Number of copies to read; default the largest in the table.
+
+    Returns
+    -------
+    iochar.result.Table
+        One row (none when the table is empty or the baseline never waits):
+        ``cache_bytes``, ``policy``, ``copies``, ``io_wait_s``, ``baseline_io_wait_s``
+        [s], ``hidden_share``, ``enough`` (it hides at least ``hide``),
+        ``peak_disk_bps``, ``mean_disk_bps`` [bytes/s]. ``evidence``: ``baseline_io_wait_s``,
+        ``candidates`` (runs compared).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"cache_bytes": [0, 8, 64], "policy": "both", "copies": 1,
+    ...                   "io_wait_s": [10.0, 2.0, 0.5], "peak_disk_bps": [1.0, 2.0, 3.0],
+    ...                   "mean_disk_bps": 1.0})
+    >>> recommend(t)[["cache_bytes", "hidden_share", "enough"]].to_dict("records")
+    [{'cache_bytes': 64, 'hidden_share': 0.95, 'enough': True}]
+    """
+    from iochar._validation import check_real
+
+    hide = check_real(hide, "hide", "recommend", "a float in (0, 1]", low=0, high=1, low_open=True)
+    cols = ["cache_bytes", "policy", "copies", "io_wait_s", "baseline_io_wait_s",
+            "hidden_share", "enough", "peak_disk_bps", "mean_disk_bps"]  # fmt: skip
+    params = {"hide": hide, "copies": copies}
+    if table is None or not len(table):
+        return Table(pd.DataFrame(columns=cols), evidence={"candidates": 0}, params=params)
+    n = int(table["copies"].max()) if copies is None else int(copies)
+    rows = table[table["copies"] == n].sort_values("cache_bytes", kind="stable")
+    base = float(rows["io_wait_s"].iloc[0]) if len(rows) else float("nan")
+    ev = {"baseline_io_wait_s": base, "candidates": len(rows)}
+    if not base > 0:
+        return Table(pd.DataFrame(columns=cols), evidence=ev, params=params)
+    hidden = 1 - rows["io_wait_s"] / base
+    ok = rows[hidden >= hide]
+    pick = ok.index[0] if len(ok) else hidden.idxmax()
+    r = rows.loc[pick]
+    out = {
+        "cache_bytes": r["cache_bytes"], "policy": r["policy"], "copies": n,
+        "io_wait_s": float(r["io_wait_s"]), "baseline_io_wait_s": base,
+        "hidden_share": float(hidden.loc[pick]), "enough": bool(len(ok)),
+        "peak_disk_bps": float(r["peak_disk_bps"]),
+        "mean_disk_bps": float(r["mean_disk_bps"]) if "mean_disk_bps" in r else float("nan"),
+    }  # fmt: skip
+    return Table(pd.DataFrame([out], columns=cols), evidence=ev, params=params)
