@@ -98,7 +98,7 @@ def used_summary(u: pd.DataFrame, *, threshold: float = 30.0) -> str:
         f"{_pct(lim['used_pct'].min())} to {_pct(lim['used_pct'].max())} of the capacity. "
     )
     if low.empty:
-        s += f"None is under {threshold:g}%: the I/O system is not what limits these phases. "
+        s += f"No phase is under {threshold:g}%: the I/O system is not what limits them. "
     else:
         w = low.loc[low["used_pct"].idxmin()]
         s += (
