@@ -35,6 +35,9 @@ ID_SHIFT = 32
 #: ``part-<lo>-<hi>.parquet`` (committed file names; temporaries end in ``.tmp``).
 PART_RE = re.compile(r"^part-(\d+)-(\d+)\.parquet$")
 
+#: The loader-local id kinds; the manifest counts each input's (``lake_job_ids`` ...).
+ID_KEYS = ("job_id", "file_id", "snapshot_id")
+
 #: Partition keys (folder names), chosen to clash with no contract column.
 KIND_KEY, MONTH_KEY = "lake_kind", "lake_month"
 

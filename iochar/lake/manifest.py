@@ -57,6 +57,9 @@ def commit(lake: str | os.PathLike[str], lo: int, hi: int, rows: list[dict[str, 
     d = layout.manifest_dir(lake)
     d.mkdir(parents=True, exist_ok=True)
     table: pa.Table = _sources_frame(rows)
+    for key in layout.ID_KEYS:
+        name = f"lake_{key}s"
+        table = table.append_column(name, pa.array([r[name] for r in rows], pa.int64()))
     path = d / layout.part_name(lo, hi)
     tmp = d / f".{path.name}.{uuid.uuid4().hex}.tmp"
     pq.write_table(table, tmp)

@@ -82,7 +82,11 @@ class LakeStore(Store):
             casts = ", ".join(f'CAST("{c.name}" AS {c.sql}) AS "{c.name}"' for c in cols)
             files = _files(Path(self.lake) / table)
             raw = f"_lake_{table}"
-            if files:
+            if table == "sources" and not files:
+                extra = ", ".join(f"CAST(NULL AS BIGINT) AS lake_{k}s" for k in layout.ID_KEYS)
+                nulls = ", ".join(f'CAST(NULL AS {c.sql}) AS "{c.name}"' for c in cols)
+                con.execute(f"CREATE VIEW {raw} AS SELECT {nulls}, {extra} WHERE false")
+            elif files:
                 rel = con.read_parquet(files, hive_partitioning=True, union_by_name=True)
                 rel.create_view(raw)
             else:
@@ -93,12 +97,30 @@ class LakeStore(Store):
                 if self.slice is not None:
                     where = "source_id BETWEEN getvariable('lake_lo') AND getvariable('lake_hi')"
                 con.execute(f"CREATE VIEW sources AS SELECT {casts} FROM {raw} WHERE {where}")
+                # dense ids: each input's ids start after those of the inputs before it
+                bases = ", ".join(
+                    f"coalesce(sum(lake_{k}s) OVER (ORDER BY source_id ROWS BETWEEN "
+                    f"UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS {k}_base"
+                    for k in layout.ID_KEYS
+                )
+                con.execute(
+                    f"CREATE VIEW _lake_bases AS SELECT source_id, {bases} FROM {raw} WHERE {where}"
+                )
                 continue
             col, shifted = layout.SOURCE_OF[table]
-            key = f'("{col}" >> {layout.ID_SHIFT})' if shifted else f'"{col}"'
+            key = f'(r."{col}" >> {layout.ID_SHIFT})' if shifted else f'r."{col}"'
+            ids = schema.ID_COLUMNS.get(table, ())
+            mask = (1 << layout.ID_SHIFT) - 1
+            exprs = []
+            for c in cols:
+                if c.name in ids:
+                    e = f'CAST(b.{c.name}_base + (r."{c.name}" & {mask}) AS {c.sql})'
+                else:
+                    e = f'CAST(r."{c.name}" AS {c.sql})'
+                exprs.append(f'{e} AS "{c.name}"')
             con.execute(  # identifiers from schema/layout only
-                f"CREATE VIEW {table} AS SELECT {casts} FROM {raw} "
-                f"WHERE {key} IN (SELECT source_id FROM sources)"
+                f"CREATE VIEW {table} AS SELECT {', '.join(exprs)} FROM {raw} r "
+                f"JOIN _lake_bases b ON b.source_id = {key}"
             )
         if self.slice is not None:
             con.execute("SET VARIABLE lake_lo = $lo", {"lo": self.slice[0]})

@@ -125,7 +125,10 @@ def ingest_batch(
                 stored = _stored_frame(table, frame, offsets, sid)
                 groups.setdefault((table, inp.kind, month), []).append(stored)
         inp.frames = {}
-        out.append({"status": "ok", "uri": uri, "sha256": digest, "source": inp.source_row(sid)})
+        row = inp.source_row(sid)
+        for key in layout.ID_KEYS:  # ids this input uses: the views number them densely
+            row[f"lake_{key}s"] = inp.tops.get(key, -1) + 1
+        out.append({"status": "ok", "uri": uri, "sha256": digest, "source": row})
     name = layout.part_name(lo, hi)
     for (table, k, month), parts in groups.items():
         _write_atomic(pa.concat_tables(parts), layout.table_dir(lake, table, k, month) / name)
