@@ -111,9 +111,17 @@ def run_summary(result, title: str) -> str:
     idle = result.cpu_idle_s
     share = idle / span if span > 0 else math.nan
     hits = []
-    for name, r in (("reads", result.read_hit_ratio), ("writes", result.write_hit_ratio)):
-        if r == r:  # not NaN
-            hits.append(f"{name} found {fmt_pct(r)} of their bytes in the cache")
+    if result.read_hit_ratio == result.read_hit_ratio:  # not NaN
+        ahead = (
+            f" (read-ahead had brought {fmt_bytes(result.prefetch_bytes)} in)"
+            if result.prefetch_bytes
+            else ""
+        )
+        hits.append(
+            f"reads found {fmt_pct(result.read_hit_ratio)} of their bytes in the cache{ahead}"
+        )
+    if result.write_hit_ratio == result.write_hit_ratio:
+        hits.append(f"writes found {fmt_pct(result.write_hit_ratio)} of their bytes already cached")
     hit_text = "; " + " and ".join(hits) if hits else ""
     return (
         f"{title}, the run takes {fmt_s(span)} with the CPU idle {fmt_s(idle)} "
