@@ -85,7 +85,7 @@ def cluster(workers: int = 2, *, dashboard: bool = True):
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address="127.0.0.1:0" if dashboard else None,
+        dashboard_address="127.0.0.1:0",  # a free port; dashboard=False: not shown
         silence_logs=40,
     )
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import threading
 from pathlib import Path
 
 import pandas as pd

@@ -1,0 +1,86 @@
+"""iochar ingest into a Parquet lake on Dask: logs/s with 1 and 2 workers vs a PyDarshan loop.
+
+Issue 23 item 4 targets: >= 1.8x logs/s from 1 to 2 workers (on 2 cores), about
+linear in the number of logs. The archive is the one of ``bench_darshan_archive.py``
+(real Darshan logs written by libdarshan-util's writer,
+:func:`iochar.datasets.synth_jobs.write_darshan_logs`) plus copies of the real logs
+under data/darshan. Also printed: peak RSS per worker (from each worker process),
+and whether the lake's row counts and job metrics equal a single-database load.
+
+Usage: ``python3 benchmarks/bench_lake.py --logs 1000 10000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def _peak_rss() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run(n: int, workers: int, paths: list[str], root: Path) -> tuple[float, list[int]]:
+    import distributed
+
+    from iochar.lake import cluster, ingest
+
+    lake = root / f"lake-{n}-{workers}"
+    with cluster(workers, dashboard=False) as c, distributed.Client(c) as cl:
+        cl.run(lambda: None)
+        t = time.perf_counter()
+        rep = ingest(paths, lake, client=cl)
+        dt = time.perf_counter() - t
+        rss = sorted(cl.run(_peak_rss).values())
+    assert not rep.errors, rep.errors[:3]
+    return len(paths) / dt, rss
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--logs", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--seed", type=int, default=23)
+    args = ap.parse_args()
+    import darshan
+    from bench_darshan_archive import make_archive
+
+    real = sorted((Path(__file__).parents[1] / "data" / "darshan").rglob("*.darshan"))
+    ok = True
+    for n in args.logs:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            (root / "logs").mkdir()
+            paths = [str(p) for p in make_archive(n - len(real), root / "logs", args.seed)]
+            for i, p in enumerate(real):
+                dst = root / "logs" / f"real{i}_{p.name}"
+                shutil.copy(p, dst)
+                paths.append(str(dst))
+            t = time.perf_counter()
+            for p in paths:
+                darshan.DarshanReport(p, read_all=True)
+            pyd = len(paths) / (time.perf_counter() - t)
+            one, rss1 = run(n, 1, paths, root)
+            two, rss2 = run(n, 2, paths, root)
+            ratio = two / one
+            ok &= ratio >= 1.8
+            print(
+                f"{len(paths):,} logs: PyDarshan loop {pyd:,.0f} logs/s; ingest 1 worker "
+                f"{one:,.0f} logs/s (peak RSS {rss1[-1] / 2**20:,.0f} MiB); 2 workers "
+                f"{two:,.0f} logs/s (peak RSS per worker "
+                f"{', '.join(f'{r / 2**20:,.0f}' for r in rss2)} MiB); "
+                f"2/1 = {ratio:.2f}x {'PASS' if ratio >= 1.8 else 'FAIL'} (target >= 1.8x); "
+                f"2 workers / PyDarshan = {two / pyd:.2f}x"
+            )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
