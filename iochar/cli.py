@@ -150,8 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-rows", type=int, default=40, help="rows shown in table format")
     _db_arg(p)
 
-    p = sub.add_parser("export", help="write ops as a trace-csv or trace-parquet file")
-    p.add_argument("out", help="output file (.csv or .parquet)")
+    p = sub.add_parser(
+        "export",
+        help="write ops as a trace-csv or trace-parquet file; or a database <-> a lake",
+        description="Write ops as a trace file (OUT). With --lake DIR: the database "
+        "(--db) into a new lake DIR, or, when DIR is a lake, the lake into a new "
+        "database OUT.",
+    )
+    p.add_argument("out", nargs="?", default=None, help="output file (.csv, .parquet, .duckdb)")
+    p.add_argument("--lake", default=None, metavar="DIR", help="a Parquet lake (iochar ingest)")
     p.add_argument("--job", type=int, default=None, help="only this job_id")
     _db_arg(p)
 
@@ -605,6 +612,21 @@ _NUMERIC_TYPES = frozenset(
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.lake is not None:
+        from iochar.lake import export, layout
+
+        if layout.is_lake(args.lake):
+            if args.out is None:
+                raise IocharError("name the new database: iochar export --lake DIR OUT.duckdb")
+            n = export.to_database(args.lake, args.out)
+            print(f"wrote {n:,} inputs of the lake {args.lake} to the database {args.out}")
+            return 0
+        with _open(args, read_only=True) as db:
+            n = export.to_lake(db, args.lake)
+        print(f"wrote {n:,} inputs to the lake {args.lake}")
+        return 0
+    if args.out is None:
+        raise IocharError("name the output file (.csv or .parquet), or give --lake DIR")
     db = _open(args, read_only=True)
     with db:
         n = db.export_trace(args.out, job_id=args.job)

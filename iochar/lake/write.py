@@ -57,7 +57,7 @@ def _month(frames: dict[str, list[pa.Table]]) -> str:
 def _write_atomic(table: pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    pq.write_table(table, tmp, compression="zstd")
+    pq.write_table(table, tmp)  # snappy: about half the time of zstd here
     os.replace(tmp, path)
 
 
