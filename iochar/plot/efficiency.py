@@ -4,7 +4,8 @@ against scale with 95 % intervals and interference (Kwan & Reed).
 - :func:`capacity_chart` -- rate against request size per level, operation and access
   mode, the repetitions' 95 % Student-t interval as a bar (Méndez Fig. 4's curves);
 - :func:`used_chart` -- used % per phase and level with the capacity's spread (Méndez
-  Tables 2 and 3 as bars), a rule at 100 % and one at the insight threshold;
+  Tables 2 and 3 as dots on a log scale), a rule at 100 % and one at the insight
+  threshold;
 - :func:`scaling_chart` -- rate against process count per request size with 95 %
   intervals (Kwan & Reed Figs. 2-3);
 - :func:`interference_chart` -- each job's degradation against running alone per
@@ -109,11 +110,12 @@ def used_chart(u: pd.DataFrame, *, threshold: float = 30.0, top: int = 12, **ove
     Returns
     -------
     altair.LayerChart or NoChart
-        Grouped bars (phase on x, one bar per level), error bars ``used_lo`` to
-        ``used_hi``, rules at 100 % and ``threshold``; NoChart when there is no row.
+        Dots (phase on x, one per level side by side) on a log scale, error bars
+        ``used_lo`` to ``used_hi``, rules at 100 % and ``threshold``; NoChart when there
+        is no row.
     """
     _need(u, ("job_id", "phase", "op", "size_bytes", "bytes", "level", "used_pct"), "used_chart")
-    d = u[np.isfinite(u["used_pct"])].copy()
+    d = u[np.isfinite(u["used_pct"]) & (u["used_pct"] > 0)].copy()
     if d.empty:
         return NoChart("No used-% chart: no phase could be matched to a capacity.")
     alt = _alt()
@@ -135,8 +137,11 @@ def used_chart(u: pd.DataFrame, *, threshold: float = 30.0, top: int = 12, **ove
     d = d[["phase_label", "level", "used_pct", "used_lo", "hi"]]
     x = alt.X("phase_label:N", title="phase (job, number, op, mean request)", sort=None)
     base = alt.Chart(d).encode(x=x, xOffset="level:N", color=alt.Color("level:N"))
-    bars = base.mark_bar().encode(
-        y=alt.Y("used_pct:Q", title="used % of the level's capacity"),
+    # log scale, dots not bars (a bar has no base on it): used % spans decades (Méndez
+    # Tables 2-3: 0.12 to 310)
+    ys = alt.Scale(type="log")
+    bars = base.mark_point(filled=True, size=70, opacity=1).encode(
+        y=alt.Y("used_pct:Q", title="used % of the level's capacity (log scale)", scale=ys),
         tooltip=[
             "phase_label:N",
             "level:N",
@@ -148,7 +153,10 @@ def used_chart(u: pd.DataFrame, *, threshold: float = 30.0, top: int = 12, **ove
     err = (
         base.transform_filter("isValid(datum.hi)")
         .mark_errorbar()
-        .encode(y=alt.Y("used_lo:Q", title="used % of the level's capacity"), y2="hi:Q")
+        .encode(
+            y=alt.Y("used_lo:Q", title="used % of the level's capacity (log scale)", scale=ys),
+            y2="hi:Q",
+        )
     )
     rules = (
         alt.Chart(pd.DataFrame({"y": [100.0, float(threshold)], "what": ["100%", "threshold"]}))
@@ -173,8 +181,9 @@ def scaling_chart(sw: pd.DataFrame, *, op: str | None = None, **overrides: Any):
     Returns
     -------
     altair.LayerChart or NoChart
-        % of peak against processes (log2 axis) per ``level op access size``; NoChart
-        with fewer than two process counts.
+        % of peak against processes (log2 axis) per ``level op access size``, the
+        intervals cut at 1.5 x the highest point; NoChart with fewer than two process
+        counts.
     """
     _need(sw, ("nprocs", "pct_peak", "pct_lo", "pct_hi", "size_bytes", "op"), "scaling_chart")
     d = sw if op is None else sw[sw["op"] == op]
@@ -193,14 +202,15 @@ def scaling_chart(sw: pd.DataFrame, *, op: str | None = None, **overrides: Any):
     d = d[["nprocs", "series", "pct_peak", "lo", "pct_hi"]]
     x = alt.X("nprocs:Q", scale=alt.Scale(type="log", base=2), title="processes")
     base = alt.Chart(d).encode(x=x, color=alt.Color("series:N", title="level, op, access, size"))
+    ys = alt.Scale(domain=[0, float(np.nanmax(d["pct_peak"])) * 1.5], clamp=True)
     lines = base.mark_line(point=True).encode(
-        y=alt.Y("pct_peak:Q", title="% of peak"),
+        y=alt.Y("pct_peak:Q", title="% of peak", scale=ys),
         tooltip=["series:N", "nprocs:Q", alt.Tooltip("pct_peak:Q", format=".1f")],
     )
     bars = (
         base.transform_filter("isValid(datum.pct_hi)")
-        .mark_errorbar()
-        .encode(y=alt.Y("lo:Q", title="% of peak"), y2="pct_hi:Q")
+        .mark_errorbar(clip=True)
+        .encode(y=alt.Y("lo:Q", title="% of peak", scale=ys), y2="pct_hi:Q")
     )
     return (lines + bars).properties(**{**THEME, **overrides})
 
