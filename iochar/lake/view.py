@@ -103,8 +103,11 @@ class LakeStore(Store):
                     f"UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS {k}_base"
                     for k in layout.ID_KEYS
                 )
+                # over every committed input (a slice keeps the whole lake's ids)
+                con.execute(f"CREATE VIEW _lake_all_bases AS SELECT source_id, {bases} FROM {raw}")
                 con.execute(
-                    f"CREATE VIEW _lake_bases AS SELECT source_id, {bases} FROM {raw} WHERE {where}"
+                    "CREATE VIEW _lake_bases AS SELECT * FROM _lake_all_bases "
+                    "WHERE source_id IN (SELECT source_id FROM sources)"
                 )
                 continue
             col, shifted = layout.SOURCE_OF[table]

@@ -148,3 +148,64 @@ def test_worker_killed_mid_ingest(tmp_path):
     db = iochar.connect(":memory:")
     db.load_many(logs)
     assert lake.row_counts() == db.row_counts()
+
+
+def test_uncommitted_batch_is_invisible_and_collected(tmp_path, client):
+    """Worker files with no manifest entry (client killed before commit): nothing shows."""
+    from iochar.lake.write import ingest_batch
+
+    lake = tmp_path / "lake"
+    ingest(LOGS[:2], lake, client=client)
+    before = iochar.connect(lake=str(lake)).row_counts()
+    # the state a kill -9 of the client between a worker's write and the commit leaves
+    out = ingest_batch(str(lake), [(LOGS[2], 50), (LOGS[3], 51)], frozenset())
+    assert [r["status"] for r in out] == ["ok", "ok"]
+    assert list(lake.rglob("part-50-51.parquet"))
+    assert iochar.connect(lake=str(lake)).row_counts() == before
+    rep = ingest(LOGS[2:4], lake, client=client)  # collects the orphans, lands them once
+    assert len(rep.landed) == 2
+    assert not list(lake.rglob("part-50-51.parquet"))
+    db = iochar.connect(":memory:")
+    db.load_many(LOGS[:4])
+    assert iochar.connect(lake=str(lake)).row_counts() == db.row_counts()
+
+
+def test_per_job_analyses_on_dask_equal_the_whole_lake(tmp_path, client):
+    """analyze_jobs (tasks over slices of inputs) = the same analyses on the whole lake."""
+    from iochar.analyze.classify import classify
+    from iochar.analyze.jobs import job_metrics
+    from iochar.lake.jobs import analyze_jobs, read_results
+
+    lake = tmp_path / "lake"
+    ingest(LOGS[:9], lake, client=client)
+    counts = analyze_jobs(lake, client, analyses=("job_metrics", "classify"), inputs_per_task=4)
+    whole = iochar.connect(lake=str(lake))
+    a = job_metrics(whole).jobs.sort_values("job_id").reset_index(drop=True)
+    b = read_results(lake, "job_metrics").sort_values("job_id").reset_index(drop=True)
+    assert counts["job_metrics"] == len(a) == 9
+    pd.testing.assert_frame_equal(a, b[a.columns], check_dtype=False)
+    key = ["job_id", "file_id"]
+    ca = classify(whole).sort_values(key).reset_index(drop=True)[[*key, "class", "confidence"]]
+    cb = read_results(lake, "classify").sort_values(key).reset_index(drop=True)[ca.columns]
+    pd.testing.assert_frame_equal(ca, cb, check_dtype=False)
+
+
+def test_cli_ingest_and_db_dir(tmp_path, capsys):
+    """iochar ingest DIR --lake L, then --db L on info and insights (read-only)."""
+    from iochar.cli import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    for p in LOGS[:3]:
+        shutil.copy(p, src / Path(p).name)
+    (src / "notes.darshan").write_text("not a darshan log\n")  # named like one, is not
+    lake = tmp_path / "lake"
+    status = main(["ingest", str(src), str(src / "notes.darshan"), "--lake", str(lake),
+                   "--workers", "1", "--no-progress"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 1  # one input failed
+    assert "Dask dashboard: http://127.0.0.1:" in out
+    assert "ingested 3 input(s)" in out and "failed: " in out and "notes.darshan" in out
+    assert main(["insights", "--db", str(lake), "--json"]) == 0
+    assert main(["load", LOGS[4], "--db", str(lake)]) == 2
+    assert "read-only" in capsys.readouterr().err
