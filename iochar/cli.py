@@ -855,6 +855,8 @@ def _calibrate_levels(args: argparse.Namespace) -> int:
 
     docs: list[tuple[str, bytes | str, str | None]] = []
     levels = [x for x in (args.levels or "").split(",") if x]
+    if not levels and not args.inputs:
+        levels = ["device"]  # --db alone: the device level of DIR
     if args.inputs:
         if len(levels) > 1:
             raise IocharError("--from takes one --levels value (the level of those inputs)")
