@@ -392,3 +392,24 @@ def test_calibrate_levels_command(tmp_path):
         ("local_fs", op, acc, 2) for op in ("read", "write") for acc in ("random", "sequential")
     ]
     con.close()
+
+
+@requires_fio
+def test_run_interference_reader_against_writer(tmp_path):
+    """Kwan & Reed's reader-vs-writer case run here (tiny): both jobs of the pair and the
+    alone runs come back from fio's JSON, each compared with its operation alone."""
+    from iochar.capture import capacity as sweep
+
+    text = sweep.run_interference(
+        tmp_path, size=1 << 20, reps=2, runtime_s=0.1, file_bytes=8 << 20,
+        cases=["read_write_diff"],
+    )  # fmt: skip
+    raw = json.loads(text[text.index("{") :])
+    names = sorted(j["jobname"] for j in raw["jobs"])
+    assert names == sorted(
+        [f"alone_{op}.a.r{r}" for op in ("read", "write") for r in (0, 1)]
+        + [f"read_write_diff.{role}.r{r}" for role in "ab" for r in (0, 1)]
+    )
+    t = interference.fio_pairs(text.encode()).set_index("role")
+    assert list(t["op"]) == ["read", "write"] and (t["reps"] == 2).all()
+    assert not list(tmp_path.glob("iochar-pair-*"))  # data files removed
