@@ -89,7 +89,7 @@ def store_capacity(
         with open(name, "rb") as fh:
             data = fh.read()
     if not CapacityLoader().sniff(data[:64]):
-        kind = sniff_bench(data)
+        kind = sniff_bench(data if name == "<buffer>" else name)  # errors name the file
         text = data.decode("utf-8")
         data = capacity_document(
             [{"kind": kind, "name": os.path.basename(name), "text": text}],
