@@ -49,6 +49,11 @@ def run(n: int, workers: int, paths: list[str], root: Path) -> tuple[float, list
         rss = sorted(cl.run(_peak_rss).values())
     assert not rep.errors, rep.errors[:3]
     assert len(rep.landed) == len(paths)
+    size = sum(p.stat().st_size for p in lake.rglob("*.parquet"))
+    print(
+        f"  {workers} worker(s): {rep.rows / len(paths):,.0f} rows/log, lake "
+        f"{size / len(paths) / 1024:,.1f} KiB/log, {len(list(lake.rglob('*.parquet'))):,} files"
+    )
     return len(paths) / dt, rss, cpu / len(paths)
 
 
