@@ -25,9 +25,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _peak_rss() -> int:
-    import resource
+    """This process's peak resident set [bytes]: ``VmHWM`` of /proc/self/status.
 
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    Not ``getrusage``'s ``ru_maxrss``: Linux keeps that across fork and exec, so a
+    worker started by a large parent reports the parent's peak.
+    """
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def run(n: int, workers: int, paths: list[str], root: Path) -> tuple[float, list[int], float]:
