@@ -851,7 +851,7 @@ def _calibrate_levels(args: argparse.Namespace) -> int:
     """``iochar calibrate --levels`` / ``--from F --db DB``: the capacity table."""
     from iochar.analyze import capacity
     from iochar.capture import capacity as sweep
-    from iochar.load._capacity import capacity_document
+    from iochar.load.capacity import capacity_document
 
     docs: list[tuple[str, bytes | str, str | None]] = []
     levels = [x for x in (args.levels or "").split(",") if x]

@@ -3,7 +3,7 @@
 Méndez et al. (section 2.1, Fig. 2(a)) characterize each level of the I/O path by
 benchmark sweeps over operation, access mode and block size; Kwan & Reed (section 3)
 repeat each measurement and give it a 95 % confidence interval. The runs live in the
-``capacity`` table, one row per repetition (:mod:`iochar.load._capacity`); this module
+``capacity`` table, one row per repetition (:mod:`iochar.load.capacity`); this module
 stores them through the store (:func:`store_capacity`), summarizes them
 (:func:`capacity`: mean, standard deviation, Student-t 95 % interval of the mean,
 minimum and maximum per level, op, access, size and process count) and reads a
@@ -16,7 +16,6 @@ Units: bytes, seconds, bytes/s.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import math
 import os
@@ -26,25 +25,12 @@ import pandas as pd
 from scipy import stats
 
 from iochar.errors import ParameterError
-from iochar.load._capacity import LEVELS, CapacityLoader, capacity_document
+from iochar.load.capacity import LEVELS, CapacityLoader, capacity_document
 from iochar.result import Table
 
 __all__ = ["LEVELS", "capacity", "capacity_at", "store_capacity", "t_interval"]
 
 _KEYS = ["level", "api", "op", "access", "size_bytes", "nprocs"]
-
-
-@contextlib.contextmanager
-def _registered():
-    from iochar import load
-
-    had = load.REGISTRY.get(CapacityLoader.kind)
-    load.register(CapacityLoader())
-    try:
-        yield
-    finally:
-        if had is None:
-            load.REGISTRY.pop(CapacityLoader.kind, None)
 
 
 def store_capacity(
@@ -62,12 +48,12 @@ def store_capacity(
     db : iochar.store.Store
         Open for writing.
     src : str, os.PathLike or bytes
-        A capacity document (:func:`iochar.load._capacity.capacity_document`, written by
+        A capacity document (:func:`iochar.load.capacity.capacity_document`, written by
         ``iochar calibrate --levels``), or fio JSON / IOR text from any machine, which is
         wrapped in one with ``level``, ``target`` and ``fstype``.
     level : str, optional
         One of :data:`LEVELS` for raw fio/IOR output; None: the rule of
-        :mod:`iochar.load._capacity` (IOR with an I/O library: library; IOR POSIX: mount;
+        :mod:`iochar.load.capacity` (IOR with an I/O library: library; IOR POSIX: mount;
         fio direct: device; fio buffered: local_fs).
     target : str, optional
         What was measured (directory, mount point).
@@ -99,8 +85,7 @@ def store_capacity(
         )
     buf = io.BytesIO(data)
     buf.name = name  # the store records where it came from
-    with _registered():
-        return db.load(buf, kind=CapacityLoader.kind)
+    return db.load(buf, kind=CapacityLoader.kind)
 
 
 def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float, float]:

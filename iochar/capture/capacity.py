@@ -12,7 +12,7 @@
   file, read/read different files, read/write different files, write/write different
   files) and each job alone, repeated.
 
-Both return fio's JSON text verbatim; :func:`iochar.load._capacity.capacity_document`
+Both return fio's JSON text verbatim; :func:`iochar.load.capacity.capacity_document`
 wraps a sweep for the store, :func:`iochar.analyze.interference.fio_pairs` reads the
 pairs.
 """
@@ -114,7 +114,7 @@ def run_sweep(
     Returns
     -------
     dict
-        ``runs`` (for :func:`~iochar.load._capacity.capacity_document`), ``level``,
+        ``runs`` (for :func:`~iochar.load.capacity.capacity_document`), ``level``,
         ``target``, ``fstype``, ``notes``, ``jobfile``.
     """
     caller = "run_sweep"

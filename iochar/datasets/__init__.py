@@ -42,6 +42,7 @@ DEMO_PATTERNS: tuple[tuple[str, str | None], ...] = (
     ("snapshot/*.find", "snapshot"),
     ("snapshot/*.stat", "snapshot"),
     ("snapshot/*.parquet", "snapshot"),
+    ("capacity/*.capacity.json", "capacity"),
 )
 
 

@@ -29,6 +29,27 @@ from datetime import UTC, datetime
 __all__ = ["Kind", "KINDS", "BENCH_KINDS", "by_kind", "sniff_head"]
 
 
+# ------------------------------------------------------------------- capacity
+#: A capacity document (:mod:`iochar.load.capacity`, written by ``iochar calibrate
+#: --levels``): a JSON object whose first key is ``"iochar_capacity": 1``.
+_CAPACITY = re.compile(rb'\A\s*\{\s*"iochar_capacity"\s*:\s*1')
+
+
+def sniff_capacity(head: bytes) -> bool:
+    """A JSON object opening with ``"iochar_capacity": 1`` (iochar's own format).
+
+    Parameters
+    ----------
+    head : bytes
+        The first bytes of the (decompressed) input.
+
+    Returns
+    -------
+    bool
+    """
+    return _CAPACITY.match(head) is not None
+
+
 # ------------------------------------------------------------------ brw_stats
 #: Lustre ``brw_stats`` (``lctl get_param obdfilter.*.brw_stats``, Lustre Operations
 #: Manual §"Monitoring the OST Block I/O Stream"): a ``snapshot_time`` line, optional
@@ -347,6 +368,13 @@ class Kind:
 
 #: Store kinds in sniffing order (module name order; the sniffers are exclusive).
 KINDS: tuple[Kind, ...] = (
+    Kind(
+        "capacity",
+        "iochar.load.capacity",
+        "iochar capacity document (fio JSON / IOR text per I/O level)",
+        (".capacity.json",),
+        sniff_capacity,
+    ),
     Kind(
         "brw_stats",
         "iochar.load.brw_stats",

@@ -24,7 +24,7 @@ import iochar
 from iochar.analyze import capacity, efficiency, interference, scaling
 from iochar.analyze.insights import rules_efficiency
 from iochar.errors import InputError
-from iochar.load._capacity import capacity_document, capacity_rows
+from iochar.load.capacity import capacity_document, capacity_rows
 from tests.conftest import DATA_DIR
 
 requires_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")

@@ -12,13 +12,15 @@ with ``rules=`` (their own :class:`Rule` objects) without editing iochar.
 
 The built-in rules and the sources of their defaults are in
 :mod:`iochar.analyze.insights.rules` (SQL over Darshan counters and traces, mostly
-Drishti's ``thresholds``, drishti-io ``drishti/includes/config.py``) and
+Drishti's ``thresholds``, drishti-io ``drishti/includes/config.py``),
 :mod:`iochar.analyze.insights.rules_ranks` (ranks and Lustre OSTs: imbalance,
-stragglers, MPI-IO skew, rank-0 bottleneck, slow OSTs, striping) and
+stragglers, MPI-IO skew, rank-0 bottleneck, slow OSTs, striping),
 :mod:`iochar.analyze.insights.rules_system` (checkpoint interval and overhead,
 variance across repeated jobs, FSU, bursts against system busy periods: iochar's
-analyses) and :mod:`iochar.analyze.insights.rules_more` (blocking MPI-IO time, staging
-I/O a larger memory would remove); :data:`RULES` is all four.
+analyses), :mod:`iochar.analyze.insights.rules_more` (blocking MPI-IO time, staging
+I/O a larger memory would remove) and :mod:`iochar.analyze.insights.rules_efficiency`
+(I/O phases using little of the characterized capacity, Mendez et al.); :data:`RULES`
+is all five.
 
 Examples
 --------
@@ -40,6 +42,7 @@ from typing import Any
 
 from iochar.analyze.insights._rule import SEVERITIES, TOPICS, Param, Rule
 from iochar.analyze.insights.rules import RULES as _SQL_RULES
+from iochar.analyze.insights.rules_efficiency import RULES as _EFFICIENCY_RULES
 from iochar.analyze.insights.rules_more import RULES as _MORE_RULES
 from iochar.analyze.insights.rules_ranks import RULES as _RANK_RULES
 from iochar.analyze.insights.rules_system import RULES as _SYSTEM_RULES
@@ -52,9 +55,11 @@ COLUMNS = ("job_id", "code", "topic", "severity", "title", "evidence", "recommen
 
 #: The default rules: :mod:`~iochar.analyze.insights.rules`,
 #: :mod:`~iochar.analyze.insights.rules_ranks`,
-#: :mod:`~iochar.analyze.insights.rules_system`, then
-#: :mod:`~iochar.analyze.insights.rules_more`.
-RULES = (*_SQL_RULES, *_RANK_RULES, *_SYSTEM_RULES, *_MORE_RULES)
+#: :mod:`~iochar.analyze.insights.rules_system`,
+#: :mod:`~iochar.analyze.insights.rules_more`, then
+#: :mod:`~iochar.analyze.insights.rules_efficiency` (Mendez: share of the I/O
+#: system's characterized capacity used).
+RULES = (*_SQL_RULES, *_RANK_RULES, *_SYSTEM_RULES, *_MORE_RULES, *_EFFICIENCY_RULES)
 
 _CALLER = "iochar.analyze.insights.run"
 

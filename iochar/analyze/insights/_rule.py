@@ -75,6 +75,7 @@ TOPICS = (
     "fsu-suboptimal",
     "cycles-collide",
     "blocking-io",
+    "io-efficiency",
 )
 
 #: ``{name}`` / ``{name:spec}`` in a recommendation (see :meth:`Rule.advice`).

@@ -15,7 +15,7 @@ bottleneck of the path, where its used % is highest; a phase that uses little ev
 the slowest level is limited by its own access pattern, not by the I/O system. The
 measure is ``unused_pct`` = 100 - used % at the limiting level, for the job's worst
 significant phase. Evidence carries the used % at each level (NaN when the level was not
-characterized) and ``limiting_level`` as its index in :data:`iochar.load._capacity.LEVELS`
+characterized) and ``limiting_level`` as its index in :data:`iochar.load.capacity.LEVELS`
 (0 device, 1 local_fs, 2 mount, 3 library).
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from iochar.analyze.insights._rule import Param, Rule
-from iochar.load._capacity import LEVELS
+from iochar.load.capacity import LEVELS
 from iochar.result import Table
 
 __all__ = ["RULES", "EFFICIENCY"]

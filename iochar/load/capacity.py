@@ -33,9 +33,9 @@ the caller). Each run's text is read by :mod:`iochar.load.bench` (its checks and
   op, access, size and nprocs in the document.
 - ``rate`` = ``bytes / seconds`` [bytes/s], the aggregate over the processes of a run.
 
-The loader registers itself with the store only for the duration of a
-:func:`iochar.analyze.capacity.store_capacity` call (the kind is not sniffed from
-unknown inputs).
+The loader is the ``capacity`` kind of :mod:`iochar.load._kinds`: a capacity document
+is recognised by its first key, so ``iochar load`` takes one like any input; raw fio
+JSON or IOR text is wrapped in one by :func:`iochar.analyze.capacity.store_capacity`.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ import pandas as pd
 import pyarrow as pa
 
 from iochar.errors import InputError
+from iochar.load import _kinds, register
 from iochar.load._base import Parsed
 from iochar.load._text import Source, open_binary, source_name
 
@@ -277,7 +278,7 @@ class CapacityLoader:
     """The ``capacity`` kind: a capacity document to ``capacity`` rows (module docstring)."""
 
     kind: ClassVar[str] = KIND
-    suffixes: ClassVar[tuple[str, ...]] = ()
+    suffixes: ClassVar[tuple[str, ...]] = (".capacity.json",)
     description: ClassVar[str] = "iochar capacity document (fio JSON / IOR text per I/O level)"
 
     def sniff(self, head: bytes) -> bool:
@@ -288,7 +289,7 @@ class CapacityLoader:
         head : bytes
             First bytes of the input.
         """
-        return re.match(rb'\A\s*\{\s*"iochar_capacity"\s*:\s*1', head) is not None
+        return _kinds.sniff_capacity(head)  # the one rule, shared with the kind table
 
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
@@ -311,3 +312,6 @@ class CapacityLoader:
         tab = pa.Table.from_pandas(df, preserve_index=False)
         levels = sorted(set(df["level"]))
         yield Parsed(tables={"capacity": tab}, meta={"tool": "capacity", "levels": levels})
+
+
+register(CapacityLoader())
