@@ -13,7 +13,18 @@ Layout and id rules: :mod:`iochar.lake.layout`; commit protocol:
 
 from __future__ import annotations
 
+from iochar.lake.export import to_database, to_lake
 from iochar.lake.ingest import IngestReport, cluster, ingest
+from iochar.lake.jobs import analyze_jobs, read_results
 from iochar.lake.view import LakeStore
 
-__all__ = ["IngestReport", "LakeStore", "cluster", "ingest"]
+__all__ = [
+    "IngestReport",
+    "LakeStore",
+    "analyze_jobs",
+    "cluster",
+    "ingest",
+    "read_results",
+    "to_database",
+    "to_lake",
+]
