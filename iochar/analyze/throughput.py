@@ -240,6 +240,10 @@ class DailyProfile(Result):
         Width of the time-of-day bins [s].
     reason : str
         Why there is no long-term view ("" when there is one).
+    params : dict
+        The arguments the profile was computed with.
+    sql : str or None
+        The query that read the counters.
     """
 
     bins: pd.DataFrame = field(repr=False)

@@ -28,7 +28,14 @@ from collections.abc import Sequence
 from iochar.capture.fio import _direct_ok, describe_location
 from iochar.errors import IocharError, ParameterError
 
-__all__ = ["SWEEP_LEVELS", "PAIR_CASES", "run_interference", "run_sweep"]
+__all__ = [
+    "SWEEP_LEVELS",
+    "PAIR_CASES",
+    "QUICK_PLAN",
+    "capacity_runs",
+    "run_interference",
+    "run_sweep",
+]
 
 #: Levels :func:`run_sweep` measures with fio.
 SWEEP_LEVELS = ("device", "local_fs", "mount")
@@ -255,3 +262,84 @@ def run_interference(
         for f in (f1, f2):
             if os.path.exists(f):
                 os.unlink(f)
+
+
+#: The short sweep of notebook 05 (``calibrate_here``): per level, the access modes
+#: and process counts measured, at 64 KiB and 1 MiB; about 0.4 s per fio job, 16 s.
+QUICK_PLAN: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
+    "device": (("sequential", "random"), (1, 2)),
+    "local_fs": (("sequential",), (1,)),
+}
+
+
+def capacity_runs(
+    store,
+    *,
+    calibrate_here: bool = False,
+    directory: str | os.PathLike[str] | None = None,
+    reps: int = 2,
+) -> tuple:
+    """The capacity runs a report uses: the database's, a quick sweep here, or the bundled one.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database; its ``capacity`` table is used whenever it has rows.
+    calibrate_here : bool, default False
+        Also run :data:`QUICK_PLAN` with :func:`run_sweep` on this machine (skipped,
+        and said, without fio; a level fio refuses -- O_DIRECT on tmpfs -- is said
+        and left out).
+    directory : str or os.PathLike, optional
+        Where to measure (default: a new temporary directory).
+    reps : int, default 2
+        Repetitions of every point (Kwan & Reed's intervals need 2 or more).
+
+    Returns
+    -------
+    runs : pandas.DataFrame
+        One row per repetition, the columns of the ``capacity`` table.
+    source : str
+        Where the runs come from, for a sentence ("the database", "a fio sweep run
+        now in DIR", "the bundled calibration of the development machine").
+    notes : list of str
+        What did not run, and why.
+    """
+    import pandas as pd
+
+    from iochar.datasets import data_dir
+    from iochar.load.capacity import capacity_document, capacity_rows
+
+    stored = store.sql("SELECT * FROM capacity").df()
+    here: list[pd.DataFrame] = []
+    notes: list[str] = []
+    source = "the database"
+    if calibrate_here and shutil.which("fio") is None:
+        notes.append("fio is not installed here, so no sweep ran on this machine")
+    elif calibrate_here:
+        where = os.fspath(directory) if directory else tempfile.mkdtemp(prefix="iochar-05-")
+        for level, (accesses, nprocs) in QUICK_PLAN.items():
+            try:
+                got = run_sweep(
+                    where, level, accesses=accesses, sizes=(65536, 1 << 20), nprocs=nprocs,
+                    reps=reps, runtime_s=0.1, file_bytes=16 << 20,
+                )  # fmt: skip
+            except IocharError as exc:  # O_DIRECT refused, fio failed: say so, go on
+                notes.append(f"the {level} sweep did not run here: {exc}")
+                continue
+            doc = capacity_document(
+                got["runs"], level=level, target=got["target"], fstype=got["fstype"]
+            )
+            here.append(capacity_rows(doc, f"fio-{level}"))
+        if here:
+            source = f"a fio sweep run now in {where}" + (
+                " and the database" if len(stored) else ""
+            )
+    if not here and stored.empty:
+        bundled = data_dir() / "fio" / "iochar-calibrate-vda-ext4.json"
+        doc = capacity_document(
+            [{"kind": "fio-json", "name": bundled.name, "text": bundled.read_text()}]
+        )
+        here.append(capacity_rows(doc, bundled.name))
+        source = "the bundled calibration of the development machine (fio was not run here)"
+    runs = pd.concat([stored, *here], ignore_index=True) if here else stored
+    return runs, source, notes

@@ -413,3 +413,27 @@ def test_run_interference_reader_against_writer(tmp_path):
     t = interference.fio_pairs(text.encode()).set_index("role")
     assert list(t["op"]) == ["read", "write"] and (t["reps"] == 2).all()
     assert not list(tmp_path.glob("iochar-pair-*"))  # data files removed
+
+
+def test_capacity_runs_for_a_report_say_where_they_come_from(monkeypatch):
+    """Notebook 05's capacity: the database's rows, else the bundled calibration; a sweep
+    asked for without fio is said, not silently skipped."""
+    import shutil
+
+    import iochar
+    from iochar.capture import capacity as sweep
+    from iochar.datasets import data_dir
+
+    doc = data_dir() / "capacity" / "vda-ext4-device.capacity.json"
+    with iochar.connect(":memory:") as db:
+        runs, source, notes = sweep.capacity_runs(db)
+        assert source.startswith("the bundled calibration") and not notes
+        assert len(runs) == 12 and set(runs["level"]) == {"device"}  # 12 fio jobs, O_DIRECT
+        db.load(doc)
+        runs, source, notes = sweep.capacity_runs(db)
+        assert source == "the database" and len(runs) == 12
+        monkeypatch.setattr(shutil, "which", lambda name: None)
+        runs, source, notes = sweep.capacity_runs(db, calibrate_here=True)
+        assert source == "the database" and notes == [
+            "fio is not installed here, so no sweep ran on this machine"
+        ]

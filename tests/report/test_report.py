@@ -23,6 +23,8 @@ TOPICS = {
     "02-system-load",
     "03-jobs-and-variance",
     "04-storage-snapshots",
+    "05-efficiency-and-scaling",
+    "06-cache-simulation",
 }
 
 
@@ -438,11 +440,12 @@ def test_system_load_on_brw_stats_only(tmp_path):
     assert "FSU (Uselton &amp; Wright 2013, Eq. 7) for 2 targets" in page
     assert "FSU-based load is" in page and "Disk I/O sizes (brw_stats" in page
     assert "No device or server counters with read/write bytes in this selection" in page
-    # the FSU and transfer size charts (drawn, or a sentence when too little to draw), none
-    # of the throughput ones
+    # the FSU and transfer size charts (drawn, or a sentence when too little to draw) and
+    # Fig. 7 on the bundled calibration (it needs no counters), none of the throughput ones
     svgs = re.findall(r'src="data:image/svg\+xml;base64,', page)
     said = re.findall(r'<p class="iochar-no-chart">', page)
-    assert svgs and len(svgs) + len(said) == 3
+    assert svgs and len(svgs) + len(said) == 4
+    assert "Eq. 6 predicts the bandwidth of 12 calibration points" in page
 
 
 @pytest.mark.notebooks
@@ -459,7 +462,7 @@ def test_system_load_on_a_brw_stats_only_target(demo_run, tmp_path):
     assert "FSU (Uselton &amp; Wright 2013, Eq. 7) for 1 target (testfs-OST0000)" in page
     svgs = re.findall(r'src="data:image/svg\+xml;base64,', page)
     said = re.findall(r'<p class="iochar-no-chart">', page)
-    assert svgs and len(svgs) + len(said) == 3
+    assert svgs and len(svgs) + len(said) == 4  # with Fig. 7 on the bundled calibration
 
 
 def test_show_code_keeps_the_cells_and_stays_offline():
