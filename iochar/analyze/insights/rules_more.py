@@ -57,10 +57,42 @@ it. :func:`staging_io` measures, per job:
 The rule fires when staging is more than half of the job's bytes, and is only ``info``
 when the peak live volume fits in a file cache (Miller & Katz section 6.2): the staging
 I/O then already hits memory.
+
+What cache would hide the wait (simulated)
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The peak live volume says how much memory would hold the staging data; Miller & Katz
+(section 6, Figs. 6-8) also replayed their traces through a simulated buffer cache and
+disk to see what cache size, with read-ahead and write-behind, keeps the CPU from
+waiting. For a job the rule fires on (staging share above ``staging_share``) that has
+per-operation records (strace, Darshan DXT, trace CSV/Parquet: rows in ``ops``),
+:func:`staging_cache_sim` replays its operations with :mod:`iochar.analyze.cachesim`
+(one copy; :func:`iochar.analyze.cachesim.sweep` over the caches 0, ``cache_bytes``,
+the peak live volume rounded up to whole MW (1 MW = 8 MiB,
+:data:`iochar.analyze.cachesim.MW`) and twice that, each with no read-ahead or
+write-behind (``"none"``) and with both (``"both"``)) and
+:func:`iochar.analyze.cachesim.recommend` names the smallest of those caches (then the
+first policy) whose I/O wait is at most ``1 - sim_hide`` of the wait with no cache and
+no policy; when none is, the run that hides most (``sim_enough`` 0). The evidence then
+holds ``sim_cache_bytes`` [bytes], ``sim_read_ahead_write_behind`` (1: that run used
+both), ``sim_hidden_share``, ``sim_io_wait_s`` and ``sim_baseline_io_wait_s`` [s] and
+``sim_peak_disk_bps`` (highest 1 s disk rate of that run [bytes/s]), and the
+recommendation quotes them. The simulator's disk and CPU are its defaults
+(:class:`iochar.analyze.cachesim.DiskConfig`: a 10 MB/s disk with 2-15 ms positioning,
+Miller & Katz's Cray DD-40), so the times are those of that model, not of the traced
+machine; the cache size is what the trace's reuse pattern needs.
+
+The simulator costs a few microseconds per operation and run (about 3.5 us measured,
+eight runs per job), so jobs with more than ``sim_max_ops`` operations (default
+200,000: at most about 6 s of simulation per job) are not simulated. Every row says
+what happened in numbers: ``simulated`` (1 simulated, 0 not, NaN when the rule did not
+fire), ``sim_ops`` (the job's operations, 0 when it is known only from Darshan
+counters) and ``sim_max_ops``; the recommendation says "not simulated: counters only"
+or "not simulated: ... operations, above sim_max_ops" in words.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -69,7 +101,15 @@ import pandas as pd
 from iochar.analyze.insights._rule import Param, Rule
 from iochar.result import Table
 
-__all__ = ["RULES", "BLOCKING_READ", "BLOCKING_WRITE", "STAGING", "staging_io", "peak_live"]
+__all__ = [
+    "RULES",
+    "BLOCKING_READ",
+    "BLOCKING_WRITE",
+    "STAGING",
+    "staging_io",
+    "staging_cache_sim",
+    "peak_live",
+]
 
 _JOB = "($job_id IS NULL OR job_id = $job_id)"
 
@@ -386,11 +426,191 @@ def staging_io(store, *, job_id: int | None = None, cache_bytes: float = 16 * 2*
     return Table(out, evidence={"needs": needs}, params={"cache_bytes": cache_bytes}, sql=sql)
 
 
+_SIM_COLS = [
+    "job_id", "simulated", "sim_ops", "sim_max_ops", "sim_cache_bytes",
+    "sim_read_ahead_write_behind", "sim_enough", "sim_hidden_share", "sim_io_wait_s",
+    "sim_baseline_io_wait_s", "sim_peak_disk_bps", "sim_peak_live_mw_bytes", "sim_hide",
+]  # fmt: skip
+
+#: Operations per job of the simulator's replay (its own query: one layer per job).
+_SIM_OPS_SQL = """
+SELECT job_id, count(*) AS ops FROM ({ops}) GROUP BY job_id
+"""
+
+
+def sim_cache_sizes(cache_bytes: float, peak_live_bytes: float) -> list[int]:
+    """The caches :func:`staging_cache_sim` simulates [bytes], ascending, without repeats.
+
+    No cache, the file cache ``cache_bytes``, the peak live volume rounded up to whole
+    MW (:data:`iochar.analyze.cachesim.MW`, 8 MiB; at least 1 MW) and twice that.
+
+    Examples
+    --------
+    >>> sim_cache_sizes(16 * 2**20, 32 * 2**20 + 1)
+    [0, 16777216, 41943040, 83886080]
+    >>> sim_cache_sizes(16 * 2**20, 65536)
+    [0, 8388608, 16777216]
+    """
+    from iochar.analyze.cachesim import MW
+
+    mw = max(1, math.ceil(float(peak_live_bytes) / MW)) * MW
+    return sorted({0, int(cache_bytes), mw, 2 * mw})
+
+
+def staging_cache_sim(
+    store,
+    rows: pd.DataFrame,
+    *,
+    staging_share: float = 0.5,
+    max_ops: float = 200_000,
+    hide: float = 0.9,
+) -> Table:
+    """Simulated cache that hides a staging job's I/O wait (Miller & Katz 1991, section 6).
+
+    The computation and its limits are in the module's description
+    (:mod:`iochar.analyze.insights.rules_more`).
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    rows : pandas.DataFrame
+        :func:`staging_io` rows (``job_id``, ``staging_share``, ``peak_live_bytes``,
+        ``cache_bytes``).
+    staging_share : float, default 0.5
+        Only jobs whose staging share is above it are simulated (the rule's level).
+    max_ops : float, default 200000
+        Jobs with more operations are not simulated [count].
+    hide : float, default 0.9
+        Share of the I/O wait the named cache must hide, in (0, 1].
+
+    Returns
+    -------
+    iochar.result.Table
+        One row per job of ``rows``: ``simulated`` (1, 0, NaN when the share is at or
+        below ``staging_share``), ``sim_ops`` (operations replayed or that would be; 0:
+        counters only) and ``sim_max_ops`` [count], ``sim_cache_bytes`` [bytes],
+        ``sim_read_ahead_write_behind`` (1 when the run named used read-ahead and
+        write-behind), ``sim_enough`` (1 when it hides ``hide``), ``sim_hidden_share``,
+        ``sim_io_wait_s`` and ``sim_baseline_io_wait_s`` [s], ``sim_peak_disk_bps``
+        [bytes/s], ``sim_peak_live_mw_bytes`` (the peak rounded up to whole MW)
+        [bytes], ``sim_hide``. NaN where not simulated. ``sql``: the simulator's query,
+        when it ran.
+    """
+    from iochar.analyze import cachesim
+    from iochar.analyze.cachesim.trace import OPS_SQL
+
+    nan = float("nan")
+    fire = rows[rows["staging_share"] > staging_share]
+    ids = [int(j) for j in fire["job_id"]]
+    counts: dict[int, int] = {}
+    if ids:
+        q = _SIM_OPS_SQL.format(ops=OPS_SQL)  # constants only
+        counts = {int(j): int(n) for j, n in store.sql(q, {"job_ids": ids}).fetchall()}
+    out, ran = [], False
+    for r in rows.itertuples(index=False):
+        jid = int(r.job_id)
+        row: dict[str, Any] = dict.fromkeys(_SIM_COLS, nan)
+        row.update(job_id=jid, sim_max_ops=float(max_ops), sim_hide=float(hide))
+        if jid in ids:
+            n = counts.get(jid, 0)
+            row.update(simulated=0.0, sim_ops=float(n))
+            if 0 < n <= max_ops:
+                sizes = sim_cache_sizes(r.cache_bytes, r.peak_live_bytes)
+                grid = cachesim.sweep(
+                    store, jid, cache_sizes=sizes, policies=["none", "both"], copies=[1]
+                )
+                ran = True
+                row.update(simulated=1.0, sim_peak_live_mw_bytes=float(sizes[-1] // 2))
+                best = cachesim.recommend(grid, hide=hide)
+                row["sim_baseline_io_wait_s"] = float(best.evidence["baseline_io_wait_s"])
+                if len(best):
+                    b = best.iloc[0]
+                    row.update(
+                        sim_cache_bytes=float(b["cache_bytes"]),
+                        sim_read_ahead_write_behind=float(b["policy"] == "both"),
+                        sim_enough=float(bool(b["enough"])),
+                        sim_hidden_share=float(b["hidden_share"]),
+                        sim_io_wait_s=float(b["io_wait_s"]),
+                        sim_peak_disk_bps=float(b["peak_disk_bps"]),
+                    )
+        out.append(row)
+    frame = pd.DataFrame(out, columns=_SIM_COLS)
+    prm = {"staging_share": staging_share, "max_ops": max_ops, "hide": hide}
+    return Table(frame, params=prm, sql=OPS_SQL if ran else None)
+
+
 def _staging_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
-    return staging_io(store, job_id=job_id, cache_bytes=values["cache_bytes"])
+    from iochar.result import join_sql
+
+    base = staging_io(store, job_id=job_id, cache_bytes=values["cache_bytes"])
+    if not len(base):
+        return base
+    sim = staging_cache_sim(
+        store,
+        base,
+        staging_share=values["staging_share"],
+        max_ops=values["sim_max_ops"],
+        hide=values["sim_hide"],
+    )
+    frame = pd.DataFrame(base).merge(pd.DataFrame(sim), on="job_id", how="left")
+    return Table(
+        frame,
+        evidence=dict(base.evidence),
+        params={**base.params, **sim.params},
+        sql=join_sql(base.sql, sim.sql),
+    )
 
 
-STAGING = Rule(
+_SIM_TEXT = {
+    "enough": " Replaying its {sim_ops:,.0f} operations through Miller & Katz's cache "
+    "simulator (section 6; a 10 MB/s disk), a cache of {sim_cache_bytes:bytes}{policy} "
+    "hides {sim_hidden_share:.0%} of the I/O wait ({sim_baseline_io_wait_s:.3g} s without "
+    "a cache, {sim_io_wait_s:.3g} s with it); the disk then peaks at "
+    "{sim_peak_disk_bps:bytes}/s.",
+    "short": " Replaying its {sim_ops:,.0f} operations through Miller & Katz's cache "
+    "simulator (section 6; a 10 MB/s disk), no simulated cache up to twice the peak hides "
+    "{sim_hide:.0%} of the I/O wait: the best, {sim_cache_bytes:bytes}{policy}, hides "
+    "{sim_hidden_share:.0%} ({sim_baseline_io_wait_s:.3g} s without a cache, "
+    "{sim_io_wait_s:.3g} s with it); overlap the staging with computation as well.",
+    "no_wait": " Replaying its {sim_ops:,.0f} operations through Miller & Katz's cache "
+    "simulator, the job never waits on I/O even without a cache.",
+    "counters": " Not simulated: counters only (no per-operation records to replay).",
+    "cap": " Not simulated: {sim_ops:,.0f} operations, above sim_max_ops ({sim_max_ops:,.0f}).",
+}
+
+
+class _StagingRule(Rule):
+    """STAGING-1: :class:`Rule` whose advice adds what the cache simulator found."""
+
+    def advice(self, row):
+        """The recommendation, then one sentence on the simulation (see the module)."""
+        text = super().advice(row)
+        done, n = row.get("simulated"), row.get("sim_ops")
+        if done is None or done != done:
+            return text
+        if done == 1:
+            if not (row.get("sim_baseline_io_wait_s") or 0) > 0:
+                key = "no_wait"
+            else:
+                key = "enough" if row.get("sim_enough") == 1 else "short"
+        else:
+            key = "counters" if not n else "cap"
+        policy = (
+            " with read-ahead and write-behind"
+            if row.get("sim_read_ahead_write_behind") == 1
+            else " (no read-ahead or write-behind needed)"
+        )
+        sim = Rule(
+            self.code, self.topic, self.title, "", self.measure, self.warn_at,
+            _SIM_TEXT[key].replace("{policy}", policy), self.reference, self.needs,
+        )  # fmt: skip
+        return text + sim.advice(row)
+
+
+_SIM_HIDE = 0.9
+
+STAGING = _StagingRule(
     code="STAGING-1",
     topic="staging-io",
     title="Most of the job's I/O stages data a larger memory would hold (out-of-core I/O)",
@@ -424,6 +644,23 @@ STAGING = Rule(
             f"{_MILLER}, section 6.2: a processor's share of the main-memory file cache, "
             "0.5 to 2 MW (at most 2 MW of 8-byte words, 16 MiB); staging data that fits is "
             "already served from the cache (only info). Set it to your node's page cache",
+        ),
+        Param(
+            "sim_max_ops",
+            200_000,
+            "count",
+            "iochar: cost of iochar.analyze.cachesim, about 3.5 us per operation and run "
+            "measured (data/strace/staging/ooc.strace, the demo's synthetic jobs), up to "
+            "eight runs per job: at most about 6 s of simulation per job; larger jobs are "
+            "not simulated (said in the evidence)",
+        ),
+        Param(
+            "sim_hide",
+            _SIM_HIDE,
+            "share",
+            "iochar.analyze.cachesim.recommend's default (hide=0.9): the cache named must "
+            "remove nine tenths of the simulated I/O wait, Miller & Katz section 6.4's "
+            "question of what keeps the CPU from waiting",
         ),
     ),
     recommendation="A memory (or node-local burst buffer, tmpfs, SSD tier) holding "
