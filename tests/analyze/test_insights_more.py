@@ -397,6 +397,107 @@ def test_staging_not_on_darshan_logs_without_staging_files(everything):
         assert _finding(found, jobs[name], "STAGING-1") is None
 
 
+# -- staging-io: the cache the simulator says would hide the wait ----------------------
+
+_MW = 8 * 2**20  # Miller & Katz's mega-word of 8-byte Cray words [bytes]
+
+
+def _simulated_answer(store, job_id, sizes, hide=0.9):
+    """Miller & Katz section 6 replay, run here run by run with cachesim.simulate: the
+    smallest cache (then no policy before read-ahead + write-behind) whose I/O wait is
+    at most 1 - hide of the wait with no cache and no policy."""
+    from iochar.analyze import cachesim
+
+    policies = (
+        ("none", {"read_ahead": "off", "write_behind": False}),
+        ("both", {"read_ahead": "sequential", "write_behind": True}),
+    )
+    runs = []
+    for size in sorted(sizes):
+        for name, kw in policies:
+            r = cachesim.simulate(store, job_id, cache=cachesim.CacheConfig(size_bytes=size, **kw))
+            runs.append((size, name, r.io_wait_s, r.peak_disk_bps))
+    base = runs[0][2]
+    assert runs[0][:2] == (0, "none") and base > 0
+    for size, name, wait, peak in runs:
+        if 1 - wait / base >= hide:
+            return size, name, wait, base, peak
+    raise AssertionError("no simulated cache hides the wait")
+
+
+def test_staging_simulated_cache_hides_the_out_of_core_wait(everything):
+    """ooc: two scratch files of 20 and 12 MiB live together (32 MiB = 4 MW). Replayed
+    through the simulator, the cache that hides 90% of the I/O wait is at most that
+    peak rounded up to whole MW; the rule reports the simulator's own numbers."""
+    from iochar._units import fmt_bytes
+    from iochar.analyze.cachesim.trace import read_ops
+
+    store, jobs, found = everything
+    jid = jobs["ooc.strace"]
+    io = _strace_io(STAGING_DIR / "ooc.strace")
+    scratch = [v for p, v in io.items() if "/scratch_" in p]
+    peak = _peak([(v["first_w"], v["last_r"], v["ext"]) for v in scratch])
+    rounded = -(-peak // _MW) * _MW
+    assert rounded == 4 * _MW
+    sizes = {0, 16 * 2**20, rounded, 2 * rounded}  # none, the 2 MW file cache, peak, 2x
+    size, policy, wait, base, disk = _simulated_answer(store, jid, sizes)
+    f = _finding(found, jid, "STAGING-1")
+    ev = f.evidence
+    assert ev["simulated"] == 1 and ev["sim_enough"] == 1
+    assert ev["sim_ops"] == len(read_ops(store, jid)) <= ev["sim_max_ops"]
+    assert ev["sim_cache_bytes"] == size <= rounded
+    assert ev["sim_peak_live_mw_bytes"] == rounded
+    assert ev["sim_read_ahead_write_behind"] == (policy == "both")
+    assert ev["sim_io_wait_s"] == pytest.approx(wait, rel=1e-12)
+    assert ev["sim_baseline_io_wait_s"] == pytest.approx(base, rel=1e-12)
+    assert ev["sim_hidden_share"] == pytest.approx(1 - wait / base, rel=1e-12)
+    assert ev["sim_hidden_share"] >= 0.9
+    assert ev["sim_peak_disk_bps"] == pytest.approx(disk, rel=1e-12)
+    # the advice names the simulated cache and the wait it hides
+    assert f"a cache of {fmt_bytes(size)}" in f.recommendation
+    assert f"hides {1 - wait / base:.0%} of the I/O wait" in f.recommendation
+    assert "list_contains($job_ids, o.job_id)" in f.sql  # the simulator's query
+    assert "count(*) AS ops" in f.sql  # and the count of each job's operations
+
+
+def test_staging_not_simulated_when_the_share_does_not_fire(everything):
+    """incore: no staging file, so no finding and no simulation (it costs ~us per op)."""
+    store, jobs, found = everything
+    jid = jobs["incore.strace"]
+    assert _finding(found, jid, "STAGING-1") is None
+    rows = rules_more.staging_io(store, job_id=jid)
+    sim = rules_more.staging_cache_sim(store, rows)
+    assert sim["job_id"].tolist() == [jid]
+    assert math.isnan(sim["simulated"].iloc[0]) and math.isnan(sim["sim_ops"].iloc[0])
+    assert sim.sql is None
+
+
+def test_staging_counters_only_not_simulated(everything):
+    """MACSio (data/darshan/lustre): Darshan counters, no DXT: nothing to replay."""
+    store, jobs, found = everything
+    jid = jobs[MACSIO]
+    assert store.sql("SELECT count(*) FROM ops WHERE job_id = $j", {"j": jid}).fetchall() == [(0,)]
+    f = _finding(found, jid, "STAGING-1")
+    assert f.evidence["simulated"] == 0 and f.evidence["sim_ops"] == 0
+    assert f.evidence["sim_cache_bytes"] is None and f.evidence["sim_io_wait_s"] is None
+    assert "Not simulated: counters only" in f.recommendation
+
+
+def test_staging_over_the_op_cap_not_simulated(everything):
+    store, jobs, _ = everything
+    from iochar.analyze.cachesim.trace import read_ops
+
+    jid = jobs["ooc.strace"]
+    n = len(read_ops(store, jid))
+    out = insights.run(store, job_id=jid, rules=[STAGING], params={"sim_max_ops": n - 1})
+    (ev,) = out["evidence"]
+    assert ev["simulated"] == 0 and ev["sim_ops"] == n and ev["sim_max_ops"] == n - 1
+    assert ev["sim_cache_bytes"] is None
+    (rec,) = out["recommendation"]
+    assert f"Not simulated: {n:,} operations, above sim_max_ops ({n - 1:,})" in rec
+    assert STAGING.defaults()["sim_max_ops"] == 200_000
+
+
 # -- peak live volume and advice --------------------------------------------------------
 
 

@@ -108,6 +108,7 @@ __all__ = [
     "STAGING",
     "staging_io",
     "staging_cache_sim",
+    "sim_cache_sizes",
     "peak_live",
 ]
 
@@ -494,18 +495,19 @@ def staging_cache_sim(
         write-behind), ``sim_enough`` (1 when it hides ``hide``), ``sim_hidden_share``,
         ``sim_io_wait_s`` and ``sim_baseline_io_wait_s`` [s], ``sim_peak_disk_bps``
         [bytes/s], ``sim_peak_live_mw_bytes`` (the peak rounded up to whole MW)
-        [bytes], ``sim_hide``. NaN where not simulated. ``sql``: the simulator's query,
-        when it ran.
+        [bytes], ``sim_hide``. NaN where not simulated. ``sql``: the count of the
+        jobs' operations and the simulator's query, those that ran.
     """
     from iochar.analyze import cachesim
     from iochar.analyze.cachesim.trace import OPS_SQL
+    from iochar.result import join_sql
 
     nan = float("nan")
     fire = rows[rows["staging_share"] > staging_share]
     ids = [int(j) for j in fire["job_id"]]
     counts: dict[int, int] = {}
+    q = _SIM_OPS_SQL.format(ops=OPS_SQL)  # constants only
     if ids:
-        q = _SIM_OPS_SQL.format(ops=OPS_SQL)  # constants only
         counts = {int(j): int(n) for j, n in store.sql(q, {"job_ids": ids}).fetchall()}
     out, ran = [], False
     for r in rows.itertuples(index=False):
@@ -537,7 +539,7 @@ def staging_cache_sim(
         out.append(row)
     frame = pd.DataFrame(out, columns=_SIM_COLS)
     prm = {"staging_share": staging_share, "max_ops": max_ops, "hide": hide}
-    return Table(frame, params=prm, sql=OPS_SQL if ran else None)
+    return Table(frame, params=prm, sql=join_sql(q if ids else None, OPS_SQL if ran else None))
 
 
 def _staging_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
