@@ -495,7 +495,7 @@ def test_staging_over_the_op_cap_not_simulated(everything):
     assert ev["sim_cache_bytes"] is None
     (rec,) = out["recommendation"]
     assert f"Not simulated: {n:,} operations, above sim_max_ops ({n - 1:,})" in rec
-    assert STAGING.defaults()["sim_max_ops"] == 200_000
+    assert STAGING.defaults()["sim_max_ops"] == 100_000
 
 
 # -- peak live volume and advice --------------------------------------------------------

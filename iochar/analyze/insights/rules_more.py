@@ -81,13 +81,15 @@ recommendation quotes them. The simulator's disk and CPU are its defaults
 Miller & Katz's Cray DD-40), so the times are those of that model, not of the traced
 machine; the cache size is what the trace's reuse pattern needs.
 
-The simulator costs a few microseconds per operation and run (about 3.5 us measured,
-eight runs per job), so jobs with more than ``sim_max_ops`` operations (default
-200,000: at most about 6 s of simulation per job) are not simulated. Every row says
-what happened in numbers: ``simulated`` (1 simulated, 0 not, NaN when the rule did not
-fire), ``sim_ops`` (the job's operations, 0 when it is known only from Darshan
-counters) and ``sim_max_ops``; the recommendation says "not simulated: counters only"
-or "not simulated: ... operations, above sim_max_ops" in words.
+The simulator's cost grows with the operations and the bytes it replays: measured on
+the demo's synthetic jobs (``iochar demo``), one run costs about 2.6 us per operation
+plus 0.28 us per 4 KiB cache block moved, and a job takes six to eight runs. Jobs with
+more than ``sim_max_ops`` operations (default 100,000: about 2 s of simulation per job
+at the cap, plus the bytes) are not simulated. Every row says what happened in
+numbers: ``simulated`` (1 simulated, 0 not, NaN when the rule did not fire),
+``sim_ops`` (the job's operations, 0 when it is known only from Darshan counters) and
+``sim_max_ops``; the recommendation says "not simulated: counters only" or "not
+simulated: ... operations, above sim_max_ops" in words.
 """
 
 from __future__ import annotations
@@ -463,7 +465,7 @@ def staging_cache_sim(
     rows: pd.DataFrame,
     *,
     staging_share: float = 0.5,
-    max_ops: float = 200_000,
+    max_ops: float = 100_000,
     hide: float = 0.9,
 ) -> Table:
     """Simulated cache that hides a staging job's I/O wait (Miller & Katz 1991, section 6).
@@ -480,7 +482,7 @@ def staging_cache_sim(
         ``cache_bytes``).
     staging_share : float, default 0.5
         Only jobs whose staging share is above it are simulated (the rule's level).
-    max_ops : float, default 200000
+    max_ops : float, default 100000
         Jobs with more operations are not simulated [count].
     hide : float, default 0.9
         Share of the I/O wait the named cache must hide, in (0, 1].
@@ -649,12 +651,12 @@ STAGING = _StagingRule(
         ),
         Param(
             "sim_max_ops",
-            200_000,
+            100_000,
             "count",
-            "iochar: cost of iochar.analyze.cachesim, about 3.5 us per operation and run "
-            "measured (data/strace/staging/ooc.strace, the demo's synthetic jobs), up to "
-            "eight runs per job: at most about 6 s of simulation per job; larger jobs are "
-            "not simulated (said in the evidence)",
+            "iochar: cost of iochar.analyze.cachesim, measured on the demo's synthetic jobs: "
+            "per run about 2.6 us per operation plus 0.28 us per 4 KiB block moved, six to "
+            "eight runs per job: about 2 s per job at the cap (plus the bytes); larger jobs "
+            "are not simulated (said in the evidence and the advice)",
         ),
         Param(
             "sim_hide",
