@@ -27,7 +27,11 @@ altair is imported by the first chart drawn, not by ``import iochar.plot``.
 
 from __future__ import annotations
 
-from iochar.plot import tables  # noqa: F401 - plot.tables.<name>_view: tables in a paper's units
+from iochar.plot import (  # noqa: F401 - plot.<notebook topic>.<chart>
+    cachesim,
+    efficiency,
+    tables,  # noqa: F401 - plot.tables.<name>_view: tables in a paper's units
+)
 from iochar.plot._common import (  # noqa: F401 - THEME importable, not in __all__ (as before)
     THEME,
     NoChart,
@@ -38,7 +42,9 @@ from iochar.plot.apps import (
     cycles_chart,
     periodogram_chart,
 )
+from iochar.plot.cachesim import disk_rate_chart, idle_chart
 from iochar.plot.context import job_load_chart
+from iochar.plot.efficiency import capacity_chart, interference_chart, scaling_chart, used_chart
 from iochar.plot.jobs import cv_table_chart, cv_table_style, job_history_chart, mib_s_box_chart
 from iochar.plot.lustre import ost_chart
 from iochar.plot.overview import coverage_chart, job_bytes_chart
@@ -84,5 +90,11 @@ __all__ = [
     "rank_extremes_chart",
     "ost_chart",
     "job_load_chart",
+    "capacity_chart",
+    "used_chart",
+    "scaling_chart",
+    "interference_chart",
+    "disk_rate_chart",
+    "idle_chart",
     "NoChart",
 ]
