@@ -3,7 +3,7 @@
 >>> import iochar
 >>> db = iochar.connect(":memory:")
 >>> sorted(db.tables())[:3]
-['access_sizes', 'counters', 'file_stats']
+['access_sizes', 'capacity', 'counters']
 """
 
 from __future__ import annotations
