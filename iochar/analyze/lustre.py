@@ -206,7 +206,8 @@ ost_rate AS (
   SELECT job_id, 'read', ost, br, br / rt FROM ost_load WHERE br > $min_ost_bytes AND rt > 0),
 ost_median AS (
   SELECT job_id, op, count(*) AS osts, median(rate) AS median_rate, min(rate) AS min_rate,
-         arg_min(ost, rate) AS slowest_ost, median(rate) / min(rate) AS ratio
+         arg_min(ost, (rate, ost)) AS slowest_ost,  -- equal rates: the lowest OST index
+         median(rate) / min(rate) AS ratio
   FROM ost_rate GROUP BY job_id, op)"""
 
 #: BAD-OST-1's evidence, one row per job with rated OSTs: ``slow_ost_ratio`` (the larger

@@ -530,10 +530,10 @@ WITH f AS (
 g AS (SELECT *, indep_ops / (indep_ops + coll_ops) AS share FROM f
       WHERE indep_ops + coll_ops > 0)
 SELECT job_id, count(*)::BIGINT AS shared_files,
-       arg_max(file_id, share * 1e18 + indep_ops) AS worst_file_id,
+       arg_max(file_id, (share, indep_ops, -file_id)) AS worst_file_id,  -- ties: lowest id
        max(share) AS indep_share,
-       arg_max(indep_ops, share * 1e18 + indep_ops)::BIGINT AS indep_ops,
-       arg_max(coll_ops, share * 1e18 + indep_ops)::BIGINT AS coll_ops
+       arg_max(indep_ops, (share, indep_ops, -file_id))::BIGINT AS indep_ops,
+       arg_max(coll_ops, (share, indep_ops, -file_id))::BIGINT AS coll_ops
 FROM g GROUP BY job_id
 """
 

@@ -256,7 +256,8 @@ pr AS (
   FROM file_stats WHERE module = 'POSIX' AND rank IS NOT NULL AND {_JOB}
   GROUP BY job_id, rank),
 per_rank AS (
-  SELECT job_id, NULL::BIGINT AS file_id, count(*) AS ranks, arg_max(rank, t) AS slowest_rank,
+  SELECT job_id, NULL::BIGINT AS file_id, count(*) AS ranks,
+         arg_max(rank, (t, -rank)) AS slowest_rank,  -- equal times: the lowest rank
          max(t) AS slowest_s, min(t) AS fastest_s, avg(t) AS mean_s
   FROM pr GROUP BY job_id HAVING count(*) > 1 AND sum(t) > 0),
 g AS (
