@@ -99,8 +99,9 @@ _FIRST_BLOCK = 8 << 20  # bytes
 #: Most CSV text parsed at once [bytes], whatever ``chunk_rows`` asks: a parsed row
 #: costs about 9x its text on the way to the store (Arrow columns, file-id mapping,
 #: the stored frame, DuckDB's copy), so 16 MiB bounds a chunk's working set to about
-#: 150 MB. Measured (benchmarks/bench_trace_csv.py --rss, 2 cores): peak RSS at 8M
-#: rows 430 MiB (828 MiB with 512 MiB blocks), 1.10x the 2M-row peak, same speed.
+#: 150 MB. Measured (one-off runs, 2 cores): peak RSS during an 8M-row load 430-457 MiB
+#: (828 MiB with 512 MiB blocks), same speed; closing the database afterwards (DuckDB's
+#: checkpoint of the load's rows) still rises to ~950 MiB (bench_trace_csv.py --rss).
 _MAX_BLOCK = 16 << 20
 
 
