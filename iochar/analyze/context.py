@@ -106,6 +106,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iochar._validation import check_int
 from iochar.errors import ParameterError
 from iochar.result import Table, join_sql
 
@@ -211,8 +212,7 @@ def job_window(store, job_id: int) -> dict[str, Any]:
 
 
 def _window(store, job_id, caller: str) -> _Window:
-    if isinstance(job_id, bool) or not isinstance(job_id, int | np.integer):
-        raise ParameterError("job_id", caller, "an int", job_id)
+    job_id = check_int(job_id, "job_id", caller, "an int")
     df = store.sql(_JOB_SQL, params={"job": int(job_id)}).df()
     if df.empty:
         raise ParameterError("job_id", caller, "the id of a job in the database", job_id)
@@ -1350,9 +1350,7 @@ def pick_job(store, job_id: int | None = None) -> int | None:
         for a database without jobs.
     """
     if job_id is not None:
-        if isinstance(job_id, bool) or not isinstance(job_id, int | np.integer):
-            raise ParameterError("job_id", "pick_job", "an int or None", job_id)
-        return int(job_id)
+        return check_int(job_id, "job_id", "pick_job", "an int or None")
     for sql in (
         _COVERED_SQL,
         "SELECT job_id FROM jobs WHERE start_ts IS NOT NULL ORDER BY job_id LIMIT 1",
