@@ -534,7 +534,7 @@ class Store:
                 digest, size = sha256_of(src)
             except InputError as exc:
                 raise _parse_error(src, kind, strict, exc) from exc
-        chunks = None
+        chunks = limit = None
         try:
             if hashed is None:
                 earlier = self.find_source(digest)
@@ -557,6 +557,7 @@ class Store:
                 # rows of a chunk may land in any order (reads must ORDER BY anyway);
                 # this lets DuckDB append in parallel, about 1.5x faster
                 self.con.execute("SET preserve_insertion_order = false")
+                limit = self._bound_memory()
             self.con.execute("BEGIN TRANSACTION")
             try:
                 ids = self._cursor()
@@ -564,6 +565,8 @@ class Store:
                     chunks, _Input(kind, uri, digest, size), ids, progress
                 )
                 self.con.execute("COMMIT")
+                if limit is not None:  # write the blocks out under the bound
+                    self.con.execute("CHECKPOINT")
             except BaseException:
                 self.con.execute("ROLLBACK")
                 self._reclaim()
@@ -572,6 +575,8 @@ class Store:
         finally:
             if overlap:
                 self.con.execute("RESET preserve_insertion_order")
+                if limit is not None:
+                    self.con.execute(f"SET memory_limit = '{limit}'")
             if chunks is not None:
                 chunks.close()
             if hasher is not None:
@@ -1000,6 +1005,24 @@ class Store:
         )
         return inp.result(source_id)
 
+    def _bound_memory(self) -> str | None:
+        """Lower DuckDB's ``memory_limit`` to :data:`_LOAD_MEMORY` for one large load.
+
+        Returns the setting to restore afterwards, as DuckDB prints it (to its
+        0.1 unit, e.g. ``18.8 GiB``), or None when the database's limit is
+        already at most that (then nothing changes) or is not one DuckDB
+        printed. A file-backed store only: an in-memory database has nowhere to
+        put the blocks.
+        """
+        if not self.path or self.path.startswith(":memory:"):
+            return None
+        (setting,) = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        setting = str(setting).strip()
+        if not _MEMORY_SETTING_RE.fullmatch(setting) or _bytes_of(setting) <= _LOAD_MEMORY:
+            return None
+        self.con.execute(f"SET memory_limit = '{_LOAD_MEMORY}B'")
+        return setting
+
     def _append(self, table: str, frame: pa.Table) -> None:
         """Insert a frame holding every column of ``table`` in contract order.
 
@@ -1087,6 +1110,28 @@ class Store:
 #: chunks are inserted, and :meth:`Store.load_many` streams them through
 #: :meth:`Store.load` instead of holding them parsed in memory. [bytes]
 _OVERLAP_BYTES = 8 << 20
+
+#: DuckDB's buffer-pool limit while a large input loads [bytes]. DuckDB keeps a
+#: transaction's appended blocks in its pool up to ``memory_limit`` (by default 80 %
+#: of RAM) and writes them at the checkpoint after ``COMMIT``, so a load's peak RSS
+#: grew with the input (8M trace-csv rows: 947 MiB, 457 MiB of it before the
+#: checkpoint). Under this limit the blocks go to the database file as they fill,
+#: and the peak was 458 MiB at 8M rows and 462 MiB at 2M, at the same speed
+#: (``python benchmarks/bench_trace_csv.py --rss``).
+_LOAD_MEMORY = 128 << 20
+
+#: DuckDB's spelling of a ``memory_limit`` setting, e.g. ``19.0 GiB``.
+_MEMORY_SETTING_RE = re.compile(r"(\d+(?:\.\d+)?) ?([KMGTPE]?)(i?)B")
+
+
+def _bytes_of(setting: str) -> float:
+    """Bytes of a ``memory_limit`` setting as DuckDB prints it (``18.8 GiB``)."""
+    m = _MEMORY_SETTING_RE.fullmatch(setting)
+    if m is None:
+        raise ValueError(setting)
+    base = 1024 if m.group(3) else 1000
+    return float(m.group(1)) * base ** "_KMGTPE".index(m.group(2) or "_")
+
 
 #: Least dead space [bytes] :meth:`Store._reclaim` copies a database to give back.
 _RECLAIM_MIN = 16 << 20
