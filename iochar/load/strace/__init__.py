@@ -149,6 +149,7 @@ Limits (what strace output cannot tell)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -159,6 +160,16 @@ from iochar.load.strace._parser import KIND, _Parser
 from iochar.load.strace._syscalls import CALL_OPS, TRANSFER_OPS
 
 __all__ = ["StraceLoader", "CALL_OPS", "TRANSFER_OPS"]
+
+
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity, so ``taskset`` pins it)."""
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        return count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 class StraceLoader:
@@ -191,7 +202,12 @@ class StraceLoader:
         return _kinds.sniff_strace(head)  # the one rule, shared with sniffing by kind table
 
     def parse(
-        self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
+        self,
+        src: Source,
+        *,
+        strict: bool = True,
+        chunk_rows: int = 1_000_000,
+        threads: int | None = None,
     ) -> Iterator[Parsed]:
         """Parse strace output into ``ops``, ``files`` and ``jobs`` chunks.
 
@@ -204,6 +220,10 @@ class StraceLoader:
             False skips bad lines and counts them (``Parsed.skips``).
         chunk_rows : int, default 1_000_000
             Lines parsed per chunk; bounds memory. Results do not depend on it.
+        threads : int, optional
+            Threads the parse may use (see "Parallel blocks"); by default the
+            cores this process may use (its CPU affinity). Results do
+            not depend on it.
 
         Yields
         ------
@@ -218,7 +238,9 @@ class StraceLoader:
             line, a timestamp earlier than the previous one of the same pid,
             a ``<... resumed>`` line with no matching ``<unfinished ...>``.
         """
-        parser = _Parser(source_name(src), strict, max(1, int(chunk_rows)))
+        if threads is None:
+            threads = _cores()
+        parser = _Parser(source_name(src), strict, max(1, int(chunk_rows)), threads=threads)
         with open_text(src) as fh:
             yield from parser.run(fh)
 

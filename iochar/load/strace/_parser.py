@@ -13,10 +13,13 @@ carried between batches lives on the parser, so chunking never shows.
 from __future__ import annotations
 
 import codecs
+import collections
 import datetime as _dt
+import functools
 import posixpath
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -83,6 +86,7 @@ KIND = "strace"
 # Line kinds.
 _BAD, _MSG, _CALL, _UNF, _RES, _SIG, _EXIT = range(7)
 
+_HEAD_BYTES = 64 * 1024  # the format is read from the input's first 64 KiB
 _DAY_NS = 86_400 * 1_000_000_000
 _HALF_DAY_NS = _DAY_NS // 2
 _OP_CODE = {op: i for i, op in enumerate(OPS)}
@@ -268,6 +272,74 @@ def _detect(text: str) -> dict[str, Any] | None:
     if fmt is not None:
         fmt.update(durations=durations, fd_paths=fd_paths, leader=leader, cwd=cwd)
     return fmt
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_attrs(name: str) -> tuple[int, int, int, int, int]:
+    """What a syscall name means here: (op code or -1, shape, position rule, flags, layout).
+
+    A pure function of the name (:mod:`~iochar.load.strace._syscalls`), so
+    block scans running in parallel can use it before the name has its
+    global id.
+    """
+    op = CALL_OPS.get(name)
+    flags = (
+        (_F_OPEN if name in _OPEN_CALLS else 0)
+        | (_F_DUP if name in _DUP_CALLS else 0)
+        | (_F_FCNTL if name in ("fcntl", "fcntl64") else 0)
+        | (_F_CLOSE if name == "close" else 0)
+        | (_F_CLOBBER if name in _CLOBBER_CALLS else 0)
+        | (
+            _F_ARGS
+            if name in _ARG_CALLS or (name not in _SHAPES and name not in _NO_FILE_CALLS)
+            else 0
+        )
+        | (_F_EXEC if name in _EXEC_CALLS else 0)
+        | (_F_TWO if name in _TWO_SIDED else 0)
+    )
+    return (
+        -1 if op is None else _OP_CODE[op],
+        _SHAPES.get(name, 0),
+        _POSITION.get(name, _POS_NONE),
+        flags,
+        _TWO_SIDED.get(name, 0),
+    )
+
+
+def _local_names(
+    blk: _Block, kind: np.ndarray, start: np.ndarray, length: np.ndarray
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """Number the syscall names of a batch's call lines in order of first appearance.
+
+    Returns (each line's local name code, -1 for none; the names; each code's
+    shape and flags, with a last entry 0 that code -1 reads). Lines whose name
+    is not a syscall name become bad lines. :meth:`_Parser._batch` maps the
+    codes to global ids in the same order, so ids never depend on the blocks.
+    """
+    loc = np.full(kind.size, -1, dtype=np.int32)
+    ci = np.flatnonzero((kind == _CALL) | (kind == _UNF) | (kind == _RES))
+    if ci.size == 0:
+        return loc, [], np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int16)
+    st, ln = start[ci], length[ci]
+    h = ln.astype(np.uint64) * _U64(0x9E3779B97F4A7C15)
+    for k in range(0, min(int(ln.max()), 64), 8):
+        w = blk.load(st + k) & _low_mask(ln - k)
+        h = (h ^ w) * _U64(0x100000001B3)
+    from pandas import factorize
+
+    codes, _ = factorize(h)
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
+    names = [blk.text(st[i], st[i] + ln[i]) for i in first]
+    valid = np.array([_NAME_RE.match(nm) is not None for nm in names] + [False])
+    none = (-1, 0, 0, 0, 0)
+    attrs = [_name_attrs(nm) if v else none for nm, v in zip(names, valid[:-1], strict=True)]
+    shape = np.array([a[1] for a in attrs] + [0], dtype=np.int8)
+    flags = np.array([a[3] for a in attrs] + [0], dtype=np.int16)
+    codes = codes.astype(np.int32)
+    codes[~valid[codes]] = -1
+    loc[ci] = codes
+    kind[ci[codes < 0]] = _BAD
+    return loc, names, shape, flags
 
 
 # ---------------------------------------------------------------- line stages
@@ -489,6 +561,75 @@ def _result_fields(blk: _Block, res: dict[str, np.ndarray], rows: np.ndarray) ->
         "has_rpath": has_rp,
         "dur": res["dur"][rows],
     }
+
+
+def _first_fd(
+    blk: _Block,
+    keep: np.ndarray,
+    kind: np.ndarray,
+    loc: np.ndarray,
+    l_shape: np.ndarray,
+    after: np.ndarray,
+    le: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Read the fd that calls on an fd name first, and where its ``-y`` path lies.
+
+    ``keep``: the call lines' rows in the batch, ``kind``/``loc`` their kinds
+    and local name codes, ``l_shape`` each code's shape.
+    """
+    buf = blk.buf
+    m = keep.size
+    fd = np.zeros(m, dtype=np.int64)
+    fdok = np.zeros(m, dtype=bool)
+    ann_st = np.zeros(m, dtype=np.int64)
+    ann_len = np.zeros(m, dtype=np.int64)
+    has_ann = np.zeros(m, dtype=bool)
+    fi = np.flatnonzero(((kind == _CALL) | (kind == _UNF)) & (loc >= 0))
+    fi = fi[l_shape[loc[fi]] == _FD_FIRST]
+    if fi.size:
+        fk = keep[fi]
+        a0 = after[fk] + 1
+        neg = buf[a0] == 45
+        fv, fl = blk.uint(a0 + neg)
+        fdok[fi] = (fl > 0) & (fl < 12)
+        fd[fi] = np.where(neg, -fv, fv)
+        st = a0 + neg + fl + 1
+        ai = np.flatnonzero(fdok[fi] & (buf[st - 1] == 60))
+        if ai.size:
+            st = st[ai]
+            close, found = _fd_path_end(blk, st)
+            has_ann[fi[ai]] = found & (close < le[fk[ai]])
+            ann_st[fi[ai]] = st
+            ann_len[fi[ai]] = close - st
+    return {"fd": fd, "fdok": fdok, "ann_st": ann_st, "ann_len": ann_len, "has_ann": has_ann}
+
+
+def _arg_spans(
+    blk: _Block,
+    keep: np.ndarray,
+    kind: np.ndarray,
+    flags: np.ndarray,
+    after: np.ndarray,
+    le: np.ndarray,
+    aend: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Locate the argument text of the calls that need more than their first fd.
+
+    ``flags``: each kept line's name flags (0 for no name).
+    """
+    need = (kind == _UNF) | (kind == _RES) | ((kind == _CALL) & ((flags & _F_ARGS) != 0))
+    a_st = np.where(kind == _RES, after[keep] + 9, after[keep] + 1)
+    unf_end = le[keep] - 16
+    unf_end = unf_end - (blk.buf[np.maximum(unf_end - 1, 0)] == 32)
+    a_end = np.where(kind == _UNF, unf_end, aend[keep])
+    need &= a_end >= a_st
+    return {"a_st": a_st, "a_len": a_end - a_st, "need": need}
+
+
+_KEPT = (
+    "kind", "loc", "pid", "ts", "lineno", "fd", "fdok", "ann_st", "ann_len", "has_ann",
+    "a_st", "a_len", "need", "ls", "le",
+)  # fmt: skip
 
 
 # ---------------------------------------------------------------- unfinished/resumed pairs
@@ -735,13 +876,43 @@ def _fd_walk(c: dict[str, np.ndarray], gs: np.ndarray) -> dict[str, np.ndarray]:
 
 
 class _Parser:
-    """One parse. The state carried across blocks makes chunking invisible."""
+    """One parse. The state carried across blocks makes chunking invisible.
 
-    def __init__(self, name: str, strict: bool, chunk_rows: int) -> None:
-        """Start a parse of the input ``name`` (the state carried between batches)."""
+    Two passes over each block of whole lines (Sec. "Parallel blocks" of the
+    package docstring): :meth:`_scan` reads every line's own fields (pid,
+    time of day, kind, syscall name, result, first fd and its ``-y`` path,
+    argument spans) and depends on nothing outside the block, so blocks are
+    scanned on worker threads, several at once; :meth:`_batch` then takes the
+    scanned blocks in input order, one at a time, through everything that
+    depends on earlier lines (midnight wrap of the clock, unprefixed pids,
+    time order, ``<unfinished ...>`` calls carried from earlier blocks, fd
+    files and positions, working directory, file and name ids). The result is
+    the same whatever the block size and the number of threads.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        strict: bool,
+        chunk_rows: int,
+        threads: int = 1,
+        block_bytes: int | None = None,
+    ) -> None:
+        """Start a parse of the input ``name`` (the state carried between batches).
+
+        ``threads``: threads in all (one reads and runs the ordered pass, the
+        others scan blocks); ``block_bytes``: block size [bytes], by default
+        ``chunk_rows`` * 128 within [1 MiB, 16 MiB].
+        """
         self.name = name
         self.strict = strict
         self.chunk_rows = chunk_rows
+        self.threads = max(1, int(threads))
+        self.block_bytes = int(
+            block_bytes
+            if block_bytes is not None
+            else min(16 << 20, max(1 << 20, chunk_rows * 128))
+        )
         self.skips = SkipLog() if not strict else None
         self.fmt: dict[str, Any] = {}
         # syscall names seen: global id -> name and its attributes
@@ -791,26 +962,12 @@ class _Parser:
             gid = len(self.names)
             self.names.append(name)
             self.name_ids[name] = gid
-            op = CALL_OPS.get(name)
-            flags = (
-                (_F_OPEN if name in _OPEN_CALLS else 0)
-                | (_F_DUP if name in _DUP_CALLS else 0)
-                | (_F_FCNTL if name in ("fcntl", "fcntl64") else 0)
-                | (_F_CLOSE if name == "close" else 0)
-                | (_F_CLOBBER if name in _CLOBBER_CALLS else 0)
-                | (
-                    _F_ARGS
-                    if name in _ARG_CALLS or (name not in _SHAPES and name not in _NO_FILE_CALLS)
-                    else 0
-                )
-                | (_F_EXEC if name in _EXEC_CALLS else 0)
-                | (_F_TWO if name in _TWO_SIDED else 0)
-            )
-            self.g_op = np.append(self.g_op, np.int8(-1 if op is None else _OP_CODE[op]))
-            self.g_shape = np.append(self.g_shape, np.int8(_SHAPES.get(name, 0)))
-            self.g_pos = np.append(self.g_pos, np.int8(_POSITION.get(name, _POS_NONE)))
+            op, shape, pos, flags, layout = _name_attrs(name)
+            self.g_op = np.append(self.g_op, np.int8(op))
+            self.g_shape = np.append(self.g_shape, np.int8(shape))
+            self.g_pos = np.append(self.g_pos, np.int8(pos))
             self.g_flags = np.append(self.g_flags, np.int16(flags))
-            self.g_layout = np.append(self.g_layout, np.int8(_TWO_SIDED.get(name, 0)))
+            self.g_layout = np.append(self.g_layout, np.int8(layout))
             self.non_io = np.append(self.non_io, 0)
         return gid
 
@@ -833,24 +990,35 @@ class _Parser:
 
     # ------------------------------------------------------------ driver
     def run(self, fh: BinaryIO) -> Iterator[Parsed]:
-        """Parse the whole input: one Parsed per batch with rows, then the final one."""
-        block_bytes = int(min(16 << 20, max(1 << 20, self.chunk_rows * 128)))
+        """Parse the whole input: one Parsed per batch with rows, then the final one.
+
+        With ``threads`` > 1, up to ``threads - 1`` blocks are scanned on
+        worker threads (numpy and Arrow release the GIL) while this thread
+        reads the next block and takes the scanned ones through
+        :meth:`_batch` in input order; at most ``threads`` blocks are in
+        flight, so memory stays bounded by a few blocks.
+        """
+        workers = self.threads - 1
+        pool = ThreadPoolExecutor(workers, thread_name_prefix="iochar-strace") if workers else None
+        waiting: collections.deque = collections.deque()
         seen_any = False
-        for first_line, block, complete in iter_line_blocks(fh, block_bytes):
-            seen_any = True
-            if not self.fmt:
-                self._set_format(block)
-            data, starts, ends, linenos = self._lines(block, first_line, complete)
-            if len(starts) == 0:
-                continue
-            blk = _Block(data)
-            n = len(starts)
-            for lo in range(0, n, self.chunk_rows):
-                hi = min(n, lo + self.chunk_rows)
-                last = (not complete) and hi == n
-                out = self._batch(blk, starts[lo:hi], ends[lo:hi], linenos[lo:hi], last)
-                if out is not None:
-                    yield out
+        try:
+            for first_line, block, complete in self._blocks(fh):
+                seen_any = True
+                job = self._split(block, first_line, complete)
+                if pool is None:
+                    yield from self._ordered(self._scan_block(*job))
+                    continue
+                waiting.append(pool.submit(self._scan_block, *job))
+                while len(waiting) > workers:
+                    yield from self._ordered(waiting.popleft().result())
+            while waiting:
+                yield from self._ordered(waiting.popleft().result())
+        finally:
+            for future in waiting:
+                future.cancel()
+            if pool is not None:
+                pool.shutdown(wait=True)
         if not seen_any:
             raise self._fail(1, "strace output (timestamped syscall lines)", "")
         if self.split_carry is not None:  # the input ended inside a split line
@@ -858,31 +1026,107 @@ class _Parser:
             self._skip_or_raise([(line, _EXPECT_TRUNC, text)])
         yield self._finish()
 
-    def _set_format(self, block: bytes) -> None:
-        """Detect the trace's format (prefixes, clock, -T, -y) from its first block."""
-        fmt = _detect(block[: 64 * 1024].decode("utf-8", "replace"))
+    def _blocks(self, fh: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
+        """The input's blocks of whole lines, once the format is known.
+
+        The format comes from the input's first 64 KiB however small the
+        blocks are: blocks are held back until that much has been read.
+        """
+        head: list[tuple[int, bytes, bool]] = []
+        size = 0
+        for item in iter_line_blocks(fh, self.block_bytes):
+            if self.fmt:
+                yield item
+                continue
+            head.append(item)
+            size += len(item[1])
+            if size >= _HEAD_BYTES:
+                self._set_format(b"".join(block for _, block, _ in head))
+                yield from head
+                head = []
+        if head:  # the whole input is shorter than the head
+            self._set_format(b"".join(block for _, block, _ in head))
+            yield from head
+
+    def _set_format(self, head: bytes) -> None:
+        """Detect the trace's format (prefixes, clock, -T, -y) from its first 64 KiB."""
+        fmt = _detect(head[:_HEAD_BYTES].decode("utf-8", "replace"))
         if fmt is None:
-            raise self._fail(1, _EXPECT_LINE, block.split(b"\n", 1)[0])
+            raise self._fail(1, _EXPECT_LINE, head.split(b"\n", 1)[0])
         self.fmt = fmt
         self.cwd = fmt["cwd"]  # the first working directory -y shows
 
-    def _lines(
-        self, block: bytes, first_line: int, complete: bool
-    ) -> tuple[bytes, np.ndarray, np.ndarray, np.ndarray]:
-        """The block's lines: (bytes, starts, ends without newline, 1-based numbers)."""
-        if not block.isascii():
-            try:
-                block.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                if self.strict:
-                    line = first_line + block.count(b"\n", 0, exc.start)
-                    lo = block.rfind(b"\n", 0, exc.start) + 1
-                    hi = block.find(b"\n", exc.start)
-                    self.utf8_bad.append((line, "UTF-8 text", block[lo : hi if hi >= 0 else None]))
+    def _split(self, block: bytes, first_line: int, complete: bool) -> tuple[Any, ...]:
+        """What :meth:`_scan_block` needs of a block, in input order (on this thread).
+
+        stderr captures whose lines strace's ``strace: Process N attached``
+        message cut in two are re-joined here, as that carries a line from
+        one block to the next; every other block is split into lines by its
+        scan.
+        """
+        bad = self._utf8_check(block, first_line)
         if self.split_carry is not None or (
             self.fmt["prefix"] != "bare" and b"strace: Process" in block
         ):
-            return self._lines_joined(block, first_line)
+            before = self.messages
+            lines = self._lines_joined(block, first_line)
+            msgs, self.messages = self.messages - before, before
+            return (lines[0], lines[1:], first_line, complete, bad, msgs)
+        return (block, None, first_line, complete, bad, 0)
+
+    def _utf8_check(self, block: bytes, first_line: int) -> list[tuple[int, str, object]]:
+        """The first line of ``block`` that is not UTF-8 (strict mode), as a problem."""
+        if not self.strict or block.isascii():
+            return []
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = first_line + block.count(b"\n", 0, exc.start)
+            lo = block.rfind(b"\n", 0, exc.start) + 1
+            hi = block.find(b"\n", exc.start)
+            return [(line, "UTF-8 text", block[lo : hi if hi >= 0 else None])]
+        return []
+
+    def _scan_block(
+        self,
+        data: bytes,
+        lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
+        first_line: int,
+        complete: bool,
+        utf8_bad: list[tuple[int, str, object]],
+        messages: int,
+    ) -> tuple[_Block | None, list[dict[str, Any]], list, int]:
+        """Scan a block's batches (:meth:`_scan`); safe on any thread, reads no carried state."""
+        if lines is None:
+            starts, ends, linenos = self._lines(data, first_line, complete)
+        else:
+            starts, ends, linenos = lines
+        n = len(starts)
+        if n == 0:
+            return None, [], utf8_bad, messages
+        blk = _Block(data)
+        scans = []
+        for lo in range(0, n, self.chunk_rows):
+            hi = min(n, lo + self.chunk_rows)
+            last = (not complete) and hi == n
+            scans.append(self._scan(blk, starts[lo:hi], ends[lo:hi], linenos[lo:hi], last))
+        return blk, scans, utf8_bad, messages
+
+    def _ordered(self, scanned: tuple[_Block | None, list[dict[str, Any]], list, int]):
+        """Take a scanned block's batches through :meth:`_batch`, in input order."""
+        blk, scans, utf8_bad, messages = scanned
+        self.utf8_bad += utf8_bad
+        self.messages += messages
+        for scan in scans:
+            assert blk is not None
+            out = self._batch(blk, scan)
+            if out is not None:
+                yield out
+
+    def _lines(
+        self, block: bytes, first_line: int, complete: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The block's lines: (starts, ends without newline, 1-based numbers)."""
         nl = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
         starts = np.empty(len(nl), dtype=np.int64)
         starts[:1] = 0
@@ -891,7 +1135,7 @@ class _Parser:
         if not complete:
             starts = np.append(starts, nl[-1] + 1 if len(nl) else 0)
             ends = np.append(ends, len(block))
-        return block, starts, ends, first_line + np.arange(len(starts), dtype=np.int64)
+        return starts, ends, first_line + np.arange(len(starts), dtype=np.int64)
 
     def _lines_joined(
         self, block: bytes, first_line: int
@@ -925,44 +1169,86 @@ class _Parser:
         return b"".join(raw), starts, ends, np.asarray(numbers, dtype=np.int64)
 
     # ------------------------------------------------------------ one batch
-    def _batch(
+    def _scan(
         self,
         blk: _Block,
         ls: np.ndarray,
         le: np.ndarray,
         linenos: np.ndarray,
         last_incomplete: bool,
-    ) -> Parsed | None:
-        """Parse one batch of lines into ops rows; None when it completes no call."""
-        self.lines += len(ls)
-        problems = self._utf8_problems(int(linenos[-1]))
+    ) -> dict[str, Any]:
+        """The fields of a batch's lines that depend on nothing before them.
+
+        Pid prefixes, times of day, line kinds, syscall names (local codes),
+        results, bad lines, the first fd and its ``-y`` path, and where the
+        argument text lies; for the lines that are calls, signals or exits
+        (``keep``), sliced to those lines. Reads only the format and
+        ``strict``, so any thread may run it, for any block, in any order.
+        """
         ok, pid, ts, body = self._prefixes(blk, ls)
         kind, name_st, name_len, last8, last16 = _line_kinds(blk, ok, body, le)
-        gid_all = self._names(blk, kind, name_st, name_len)
+        loc, names, l_shape, l_flags = _local_names(blk, kind, name_st, name_len)
         after = name_st + name_len  # the '(' of a call, the ' ' before 'resumed>'
         res = self._results(blk, kind, le, after, last8, last16)
-        self._bad_lines(blk, kind, ls, le, linenos, res["tail_bad"], last_incomplete, problems)
+        problems: list[tuple[int, str, object]] = []
+        msgs = self._bad_lines(
+            blk, kind, ls, le, linenos, res["tail_bad"], last_incomplete, problems
+        )
         keep = np.flatnonzero(kind >= _CALL)  # syscall, signal and exit lines
+        s: dict[str, Any] = {
+            "n": ls.size,
+            "top": int(linenos[-1]),
+            "names": names,
+            "problems": problems,
+            "messages": msgs,
+            "kept": keep.size,
+        }
         if keep.size == 0:
+            return s
+        kind, loc = kind[keep], loc[keep]
+        s.update(kind=kind, loc=loc, pid=pid[keep], ts=ts[keep], lineno=linenos[keep])
+        s.update(_first_fd(blk, keep, kind, loc, l_shape, after, le))
+        s.update(_arg_spans(blk, keep, kind, l_flags[loc], after, le, res["aend"]))
+        s["ls"], s["le"] = ls[keep], le[keep]
+        s["res"] = {
+            name: res[name][keep]
+            for name in (
+                "ret", "retok", "has_err", "err_st", "err_len", "has_rp", "rp_st", "rp_len", "dur"
+            )
+        }  # fmt: skip
+        return s
+
+    def _batch(self, blk: _Block, s: dict[str, Any]) -> Parsed | None:
+        """Take a scanned batch through what depends on earlier lines; None when it
+        completes no call."""
+        self.lines += s["n"]
+        problems = self._utf8_problems(s["top"]) + s["problems"]
+        self.messages += s["messages"]
+        # global name ids, given in order of first appearance as before
+        l2g = np.array(
+            [self._gid(nm) if _NAME_RE.match(nm) else -1 for nm in s["names"]] + [-1],
+            dtype=np.int32,
+        )
+        if s["kept"] == 0:
             self._skip_or_raise(problems)
             return None
-        kind, pid, lineno = kind[keep], pid[keep], linenos[keep]
-        t = self._unwrap_midnight(ts[keep])
+        k = {name: s[name] for name in _KEPT}
+        res = s["res"]
+        kind, lineno = k["kind"], k["lineno"]
+        t = self._unwrap_midnight(k["ts"])
         if self.t0 is None:
             self.t0 = int(t[0])
-        pid = self._assign_pids(pid, kind)
-        good = self._in_time_order(blk, keep, pid, t, lineno, ls, le, problems)
+        pid = self._assign_pids(k["pid"], kind)
+        k["pid"], k["ts"] = pid, t
+        good = self._in_time_order(blk, k["ls"], k["le"], pid, t, lineno, problems)
         if good is not None:
-            keep, kind, t, pid, lineno = keep[good], kind[good], t[good], pid[good], lineno[good]
-            if keep.size == 0:
+            k = {name: v[good] for name, v in k.items()}
+            res = {name: v[good] for name, v in res.items()}
+            if good.sum() == 0:
                 self._skip_or_raise(problems)
                 return None
-        exited = self._note_kept(pid, t, kind)
-        gid = gid_all[keep]
-        k = {"lineno": lineno, "pid": pid, "ts": t, "kind": kind, "gid": gid}
-        k.update(self._first_fd(blk, keep, kind, gid, after, le))
-        k.update(self._arg_spans(blk, keep, kind, gid, after, le, res["aend"]))
-        k["ls"], k["le"] = ls[keep], le[keep]
+        exited = self._note_kept(k["pid"], k["ts"], k["kind"])
+        k["gid"] = l2g[k.pop("loc")]
         # pair <unfinished ...> with <... resumed>: one record per completed call
         old = self.pend
         rec, start = self._pair(blk, k, problems)
@@ -971,7 +1257,7 @@ class _Parser:
             self._drop_exited(exited)
             return None
         r = self._gather(blk, k, rec, start, old)
-        r.update(_result_fields(blk, res, keep[rec]))
+        r.update(_result_fields(blk, res, rec))
         return self._records(r, exited)
 
     def _utf8_problems(self, top: int) -> list[tuple[int, str, object]]:
@@ -1051,20 +1337,22 @@ class _Parser:
         tail_bad: np.ndarray,
         last_incomplete: bool,
         problems: list[tuple[int, str, object]],
-    ) -> None:
-        """Mark strace's own messages among the bad lines and report the others as problems."""
+    ) -> int:
+        """Mark strace's own messages among the bad lines and report the others as problems.
+
+        Returns the number of strace messages.
+        """
         n = kind.size
         if last_incomplete and self.strict:
             # strace ends every line with a newline: without one, the input was cut
             kind[n - 1] = _BAD
         bad = np.flatnonzero(kind == _BAD)
         if bad.size == 0:
-            return
+            return 0
         msg = blk.match(ls[bad], _W_MSG) | (
             blk.match(ls[bad], _W_PROC1) & blk.match(ls[bad] + 8, _W_PROC2)
         )
         kind[bad[msg]] = _MSG
-        self.messages += int(msg.sum())
         bad = bad[~msg]
         tail_set = set(tail_bad.tolist()) if tail_bad.size < 10_000 else set(tail_bad)
         for i in bad[:1] if self.strict else bad:
@@ -1075,6 +1363,7 @@ class _Parser:
             else:
                 expected = _EXPECT_LINE
             problems.append((int(linenos[i]), expected, blk.text(ls[i], le[i])))
+        return int(msg.sum())
 
     def _unwrap_midnight(self, t: np.ndarray) -> np.ndarray:
         """Add the days passed to ``-t``/``-tt`` times of day (they wrap at midnight)."""
@@ -1091,12 +1380,11 @@ class _Parser:
     def _in_time_order(
         self,
         blk: _Block,
-        keep: np.ndarray,
+        ls: np.ndarray,
+        le: np.ndarray,
         pid: np.ndarray,
         t: np.ndarray,
         lineno: np.ndarray,
-        ls: np.ndarray,
-        le: np.ndarray,
         problems: list[tuple[int, str, object]],
     ) -> np.ndarray | None:
         """Report lines earlier than an earlier line of their pid; the mask of the others.
@@ -1118,12 +1406,11 @@ class _Parser:
         if not back.any():
             return None
         for i in np.flatnonzero(back)[: 1 if self.strict else None]:
-            k = keep[i]
             problems.append(
                 (
                     int(lineno[i]),
                     f"a timestamp not earlier than the previous line of pid {pid[i]}",
-                    blk.text(ls[k], le[k]),
+                    blk.text(ls[i], le[i]),
                 )
             )
         return ~back
@@ -1143,86 +1430,6 @@ class _Parser:
         self.signals += int((kind == _SIG).sum())
         self.exits += int((kind == _EXIT).sum())
         return np.unique(pid[kind == _EXIT]).tolist()
-
-    def _first_fd(
-        self,
-        blk: _Block,
-        keep: np.ndarray,
-        kind: np.ndarray,
-        gid: np.ndarray,
-        after: np.ndarray,
-        le: np.ndarray,
-    ) -> dict[str, np.ndarray]:
-        """Read the fd that calls on an fd name first, and where its ``-y`` path lies."""
-        buf = blk.buf
-        m = keep.size
-        fd = np.zeros(m, dtype=np.int64)
-        fdok = np.zeros(m, dtype=bool)
-        ann_st = np.zeros(m, dtype=np.int64)
-        ann_len = np.zeros(m, dtype=np.int64)
-        has_ann = np.zeros(m, dtype=bool)
-        fi = np.flatnonzero(((kind == _CALL) | (kind == _UNF)) & (gid >= 0))
-        fi = fi[self.g_shape[gid[fi]] == _FD_FIRST]
-        if fi.size:
-            fk = keep[fi]
-            a0 = after[fk] + 1
-            neg = buf[a0] == 45
-            fv, fl = blk.uint(a0 + neg)
-            fdok[fi] = (fl > 0) & (fl < 12)
-            fd[fi] = np.where(neg, -fv, fv)
-            st = a0 + neg + fl + 1
-            ai = np.flatnonzero(fdok[fi] & (buf[st - 1] == 60))
-            if ai.size:
-                st = st[ai]
-                close, found = _fd_path_end(blk, st)
-                has_ann[fi[ai]] = found & (close < le[fk[ai]])
-                ann_st[fi[ai]] = st
-                ann_len[fi[ai]] = close - st
-        return {"fd": fd, "fdok": fdok, "ann_st": ann_st, "ann_len": ann_len, "has_ann": has_ann}
-
-    def _arg_spans(
-        self,
-        blk: _Block,
-        keep: np.ndarray,
-        kind: np.ndarray,
-        gid: np.ndarray,
-        after: np.ndarray,
-        le: np.ndarray,
-        aend: np.ndarray,
-    ) -> dict[str, np.ndarray]:
-        """Locate the argument text of the calls that need more than their first fd."""
-        flags = np.where(gid >= 0, self.g_flags[np.maximum(gid, 0)], 0)
-        need = (kind == _UNF) | (kind == _RES) | ((kind == _CALL) & ((flags & _F_ARGS) != 0))
-        a_st = np.where(kind == _RES, after[keep] + 9, after[keep] + 1)
-        unf_end = le[keep] - 16
-        unf_end = unf_end - (blk.buf[np.maximum(unf_end - 1, 0)] == 32)
-        a_end = np.where(kind == _UNF, unf_end, aend[keep])
-        need &= a_end >= a_st
-        return {"a_st": a_st, "a_len": a_end - a_st, "need": need}
-
-    def _names(
-        self, blk: _Block, kind: np.ndarray, start: np.ndarray, length: np.ndarray
-    ) -> np.ndarray:
-        """Global syscall-name ids of call lines (-1 elsewhere); lines whose
-        name is not a syscall name become bad lines."""
-        gid = np.full(kind.size, -1, dtype=np.int32)
-        ci = np.flatnonzero((kind == _CALL) | (kind == _UNF) | (kind == _RES))
-        if ci.size == 0:
-            return gid
-        st, ln = start[ci], length[ci]
-        h = ln.astype(np.uint64) * _U64(0x9E3779B97F4A7C15)
-        for k in range(0, min(int(ln.max()), 64), 8):
-            w = blk.load(st + k) & _low_mask(ln - k)
-            h = (h ^ w) * _U64(0x100000001B3)
-        from pandas import factorize
-
-        codes, _ = factorize(h)
-        first = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
-        names = [blk.text(st[i], st[i] + ln[i]) for i in first]
-        l2g = np.array([self._gid(nm) if _NAME_RE.match(nm) else -1 for nm in names])
-        gid[ci] = l2g[codes]
-        kind[ci[gid[ci] < 0]] = _BAD
-        return gid
 
     def _assign_pids(self, pid: np.ndarray, kind: np.ndarray) -> np.ndarray:
         """Fill the pid of unprefixed lines (see the module's limits)."""

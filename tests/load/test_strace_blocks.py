@@ -1,0 +1,176 @@
+"""The strace loader's parallel blocks give the one-block answer (issue 18, item 3).
+
+A trace is cut at line boundaries into blocks; worker threads scan blocks
+while the ordered pass carries what crosses them (``<unfinished ...>`` calls
+per pid, fd files and positions, the working directory, the ``-tt`` clock
+past midnight, unprefixed pids, file and name ids). Every real capture under
+``data/strace/`` (see the SOURCE.md files there) is parsed as one block on one
+thread, and again cut into blocks of one line each (so every unfinished call
+is resumed in a later block) and of a few hundred bytes, on one and on three
+threads: the rows, files, job and meta must be the same.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from iochar.errors import InputError
+from iochar.load._text import open_text
+from iochar.load.strace import StraceLoader
+from iochar.load.strace._parser import _Parser
+
+try:
+    from conftest import DATA_DIR
+except ImportError:  # properties/conftest.py can shadow the name (see test_darshan.py)
+    DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+
+STRACE = DATA_DIR / "strace"
+CAPTURES = sorted(STRACE.rglob("*.strace")) + [STRACE / "strace-parser" / "samples.txt"]
+WORKERS_O = STRACE / "workers_o.strace"
+CKPT_TT = STRACE / "ckpt_tt.strace"
+
+# (threads, block_bytes, chunk_rows): one line per block; a few lines per block
+# with batches inside blocks; blocks of a few KiB
+CUTS = [(1, 1, 1_000_000), (3, 1, 1_000_000), (3, 300, 2), (2, 4096, 7)]
+
+
+def run(src, *, strict=True, threads=1, block_bytes=None, chunk_rows=1_000_000):
+    """(ops, files, jobs, meta, skips, number of chunks) of one parse with this cut."""
+    parser = _Parser("trace", strict, chunk_rows, threads=threads, block_bytes=block_bytes)
+    with open_text(src) as fh:
+        chunks = list(parser.run(fh))
+    tables: dict[str, list[pa.Table]] = {}
+    for chunk in chunks:
+        for name, table in chunk.tables.items():
+            tables.setdefault(name, []).append(table)
+    joined = {name: pa.concat_tables(parts) for name, parts in tables.items()}
+    skips = chunks[-1].skips
+    kept = None if skips is None else (skips.count, [(s.line, s.reason) for s in skips.kept])
+    return (
+        joined.get("ops"),
+        joined.get("files"),
+        joined["jobs"],
+        chunks[-1].meta,
+        kept,
+        len(chunks),
+    )
+
+
+def assert_same(a, b):
+    """Same rows in the same order, same files, job, meta and skips."""
+    for x, y in zip(a[:3], b[:3], strict=True):
+        assert (x is None) == (y is None)
+        if x is not None:
+            assert x.equals(y), (x.slice(0, 5), y.slice(0, 5))
+    assert a[3] == b[3]
+    assert a[4] == b[4]
+
+
+def test_every_capture_is_covered():
+    names = {p.name for p in CAPTURES}
+    assert {"workers_o.strace", "workers_stderr.strace", "cp.strace", "ooc.strace"} <= names
+    assert len(CAPTURES) >= 12
+
+
+@pytest.mark.parametrize("cut", CUTS, ids=lambda c: f"t{c[0]}-b{c[1]}-c{c[2]}")
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.parent.name + "/" + p.name)
+def test_blocks_equal_one_block(path, cut):
+    threads, block_bytes, chunk_rows = cut
+    whole = run(path)
+    part = run(path, threads=threads, block_bytes=block_bytes, chunk_rows=chunk_rows)
+    assert part[5] > whole[5] or whole[0] is None  # it really was cut
+    assert_same(whole, part)
+
+
+def test_resumed_calls_cross_blocks():
+    # workers_o.strace: the parent's pipe reads are <unfinished ...> / <... read
+    # resumed> pairs with other pids' lines between (SOURCE.md); with one line
+    # per block every pair spans blocks, and each is still one op
+    whole = run(WORKERS_O)
+    assert whole[3]["unfinished_pairs"] >= 3 and whole[3]["unfinished_unresolved"] == 0
+    text = WORKERS_O.read_bytes()
+    assert text.count(b"<unfinished ...>") == whole[3]["unfinished_pairs"]
+    for threads in (1, 2, 4):
+        assert_same(whole, run(WORKERS_O, threads=threads, block_bytes=1))
+
+
+def _wrapped(path: Path) -> bytes:
+    """``path`` (-tt, bare pids) moved so its clock passes midnight midway."""
+    src = path.read_bytes().splitlines(keepends=True)
+    stamps = [re.match(rb"\d+ +(\d\d):(\d\d):(\d\d\.\d+)", line) for line in src]
+    secs = [int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3]) for m in stamps]
+    shift = 86_400 - (secs[0] + secs[-1]) / 2  # midnight halfway through the run
+    out = []
+    for line, m, t in zip(src, stamps, secs, strict=True):
+        t = (t + shift) % 86_400
+        new = f"{int(t // 3600):02d}:{int(t % 3600 // 60):02d}:{t % 60:09.6f}".encode()
+        out.append(line[: m.start(1)] + new + line[m.end(3) :])
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("path", [CKPT_TT, WORKERS_O], ids=lambda p: p.name)
+def test_midnight_inside_the_blocks(path):
+    data = _wrapped(path)
+    assert b" 23:59:" in data and b" 00:00:" in data
+    whole = run(data)
+    ref = run(path)
+    # the wrap is seen: the times are those of the unwrapped trace
+    a = whole[0].column("t_start").to_numpy()
+    b = ref[0].column("t_start").to_numpy()
+    assert abs(a - b).max() < 1e-5
+    for threads, block_bytes, chunk_rows in CUTS:
+        assert_same(
+            whole, run(data, threads=threads, block_bytes=block_bytes, chunk_rows=chunk_rows)
+        )
+
+
+def _broken() -> list[bytes]:
+    """workers_o.strace with a timestamp going back (line 31) and an orphan resumed line."""
+    src = WORKERS_O.read_bytes().splitlines(keepends=True)
+    back = list(src)
+    line = back[30].decode()
+    back[30] = re.sub(
+        r"(\d\d:\d\d:)(\d\d)", lambda m: m.group(1) + f"{int(m.group(2)) - 1:02d}", line, count=1
+    ).encode()
+    orphan = list(src)
+    i = next(j for j, text in enumerate(orphan) if text.rstrip().endswith(b"<unfinished ...>"))
+    del orphan[i]
+    return [b"".join(back), b"".join(orphan)]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["backwards", "orphan-resumed"])
+def test_errors_and_skips_do_not_depend_on_blocks(which):
+    data = _broken()[which]
+    with pytest.raises(InputError) as whole:
+        run(data)
+    for threads, block_bytes, chunk_rows in CUTS:
+        with pytest.raises(InputError) as part:
+            run(data, threads=threads, block_bytes=block_bytes, chunk_rows=chunk_rows)
+        assert (part.value.line, part.value.expected) == (whole.value.line, whole.value.expected)
+    tolerant = run(data, strict=False)
+    assert tolerant[4][0] == 1
+    for threads, block_bytes, chunk_rows in CUTS:
+        cut = run(
+            data, strict=False, threads=threads, block_bytes=block_bytes, chunk_rows=chunk_rows
+        )
+        assert_same(tolerant, cut)
+
+
+def test_default_parse_uses_threads_and_stops_them():
+    # the loader's entry point: threads by default, all of them gone when the
+    # caller stops reading early or reads to the end
+    before = threading.active_count()
+    data = WORKERS_O.read_bytes()
+    gen = StraceLoader().parse(data, threads=3, chunk_rows=4)
+    next(gen)
+    gen.close()
+    assert threading.active_count() == before
+    one = list(StraceLoader().parse(data, threads=1))
+    many = list(StraceLoader().parse(data, threads=3))
+    assert one[-1].meta == many[-1].meta
+    assert threading.active_count() == before
