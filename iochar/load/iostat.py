@@ -60,10 +60,23 @@ all its numbers (:meth:`_Block.numbers`); timestamps in the usual fixed-width
 formats are decoded with numpy, others with polars. Every value is exactly what
 digit-by-digit decoding of sysstat's ``%.2f`` (:func:`_parse_numbers`, also the
 path for garbage and for other number shapes) gives.
+
+Blocks are parsed on every core (issue 18 item 3): a plain file is mapped, not
+read (:func:`iochar.load._blocks.line_blocks`); the state-free part of each
+block (:func:`_prepare`) and the building of its rows (:func:`_emit_block`) run
+on :func:`~iochar.load._blocks.parse_threads` threads, blocks ahead, while what
+crosses blocks — the report each line is in and the previous report's time, the
+``Device``/``avg-cpu`` header in force, the line after an ``avg-cpu`` header,
+device-name codes — is followed block by block in input order. Rows come block
+by block in input order; within a block, the rows of each ``Device`` layout and
+then the ``avg-cpu`` rows, metric by metric. The blocks depend only on the
+content and the block size, so the thread count changes neither rows nor order
+(``tests/load/test_iostat_blocks.py``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -78,8 +91,9 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
+from iochar.load._blocks import line_blocks, ordered_map, parse_threads
 from iochar.load._counters import EXPECT_AMOUNT, flag_implausible, implausible
-from iochar.load._text import Source, open_text, source_name
+from iochar.load._text import Source, source_name
 
 __all__ = ["IostatLoader", "COLUMN_MAP", "CPU_MAP", "JSON_KEYS"]
 
@@ -177,6 +191,7 @@ _TS_TEMPLATES: dict[str, str] = {
 }
 _MAXINT = 12  # digits before the point decoded on the fast path
 _BLOCK_BYTES = 1 << 20  # parse block: small enough for the CPU caches [bytes]
+_MIN_BLOCK_BYTES = 1 << 16  # parse block for a small chunk_rows [bytes]
 _SLOW_RUN = 1024  # tokens: below this, a slice that fails to cast is decoded slowly
 #: byte -> uint16 with bit t moved to bit 2 t (token flags -> flags of tokens and gaps)
 _SPREAD = np.array([sum(((x >> t) & 1) << (2 * t) for t in range(8)) for x in range(256)], "<u2")
@@ -187,6 +202,8 @@ _BLANK, _TS, _BANNER_L, _CPUHDR, _CPUVAL, _DEVHDR, _DEV = range(7)
 _BY_FIRST_BYTE = np.full(256, _DEV, np.int8)
 _BY_FIRST_BYTE[48:58] = _TS
 _BY_FIRST_BYTE[[9, 32]] = _CPUVAL
+_SPACE = np.zeros(256, bool)  # what bytes.isspace() calls white space
+_SPACE[[9, 10, 11, 12, 13, 32]] = True
 
 
 def _bad(name: str, line: int | None, expected: str, got: object = None) -> InputError:
@@ -266,7 +283,7 @@ def _as_bytes_rows(p: np.ndarray, text: bytes) -> np.ndarray:
 
 
 def _parse_numbers(
-    b: np.ndarray, s: np.ndarray, e: np.ndarray, buf: bytes
+    b: np.ndarray, s: np.ndarray, e: np.ndarray, buf: bytes | memoryview
 ) -> tuple[np.ndarray, np.ndarray]:
     """Decode number tokens ``buf[s:e]``; returns (values, ok mask).
 
@@ -303,7 +320,7 @@ def _parse_numbers(
         vals[sel] = iv + (d1[sel] * 10.0 + d2[sel]) / 100.0
         ok[sel] = good
     for i in np.flatnonzero(~ok):  # rare: other number shapes, or garbage
-        tok = buf[s[i] : e[i]]
+        tok = bytes(buf[s[i] : e[i]])
         try:
             v = float(tok)
         except ValueError:
@@ -345,8 +362,9 @@ class _Block:
 
     Parameters
     ----------
-    buf : bytes
-        Whole lines, each ending in a newline.
+    buf : bytes or pyarrow.Buffer
+        Whole lines, each ending in a newline (a buffer: a view of a file
+        mapping, not copied).
 
     Notes
     -----
@@ -356,8 +374,8 @@ class _Block:
     views of it (token start, and end exclusive).
     """
 
-    def __init__(self, buf: bytes) -> None:
-        self.buf = buf
+    def __init__(self, buf: bytes | pa.Buffer) -> None:
+        self.buf = buf if isinstance(buf, bytes) else memoryview(buf)
         b = np.frombuffer(buf, np.uint8)
         self.b = b
         self.ends = np.flatnonzero(b == 10)
@@ -375,7 +393,7 @@ class _Block:
         self.ntok = np.diff(self.first_tok, append=len(self.ts_))
 
     def line_bytes(self, i: int) -> bytes:
-        return self.buf[self.starts[i] : self.ends[i]]
+        return bytes(self.buf[self.starts[i] : self.ends[i]])
 
     def line_text(self, i: int) -> str:
         return self.line_bytes(i).decode("utf-8", "backslashreplace")
@@ -700,6 +718,101 @@ def _parse_ts(texts: pl.Series | list[str], fmt: str) -> np.ndarray:
     return dt.dt.epoch("us").fill_null(-1).to_numpy().astype(np.int64)
 
 
+# -- the state-free part of a block's parse ------------------------------------------------
+
+
+class _Headers(NamedTuple):
+    """Header lines of one kind (``Device`` or ``avg-cpu``) in a block."""
+
+    lines: np.ndarray  # line indices, increasing
+    distinct: list[bytes]  # the distinct header lines, in order of appearance
+    codes: np.ndarray  # of int: index into ``distinct`` of each line
+
+
+class _Pre(NamedTuple):
+    """What :func:`_prepare` computes for a block without the state of earlier blocks."""
+
+    blk: _Block | None  # None: no whole line
+    nlines: int  # lines in the block (its whole lines)
+    tail: bytes | None  # a last line without its newline (cut off the block); None: none
+    cls: np.ndarray  # line classes (:func:`_classify`)
+    ts_lines: np.ndarray  # timestamp lines
+    ts_format: str | None  # format of the block's first timestamp (None: none or unknown)
+    ts: np.ndarray | None  # their times in that format [us, -1: bad]; None: not decoded
+    dev_hdr: _Headers
+    cpu_hdr: _Headers
+    mask: np.ndarray  # of bool: the tokens decoded in ``values``
+    values: np.ndarray  # of float64: per token (see _Block.numbers)
+    bad: np.ndarray | None  # tokens of ``mask`` that are not numbers; None: none
+
+
+def _headers(blk: _Block, lines: np.ndarray) -> _Headers:
+    """Header lines ``lines`` of a block, dictionary-encoded (they repeat report after report)."""
+    enc = pc.dictionary_encode(blk.lines(lines))
+    return _Headers(lines, enc.dictionary.to_pylist(), enc.indices.to_numpy())
+
+
+def _prepare(item: tuple[Any, bool]) -> _Pre:
+    """The part of a block's parse that needs nothing from earlier blocks.
+
+    Tokens and line classes; every token that may be a value decoded as a
+    number (those of ``avg-cpu`` value lines, device lines but their first,
+    and lines that follow an ``avg-cpu`` header); the timestamps, in the
+    format of the block's first one; the distinct header lines. Runs on a
+    worker thread (:func:`iochar.load._blocks.ordered_map`); the block's
+    stage that carries state (:meth:`IostatLoader._text_block`) checks that
+    what it needs is covered and recomputes what is not.
+
+    Parameters
+    ----------
+    item : (buffer, bool)
+        Whole lines, and whether the block ends in a newline (the input's
+        last block may not: that line is cut off and kept as ``tail``).
+    """
+    buf, complete = item
+    b = np.frombuffer(buf, np.uint8)
+    tail = None
+    if not complete:
+        nl = np.flatnonzero(b == 10)
+        cut = int(nl[-1]) + 1 if len(nl) else 0
+        tail, buf = bytes(b[cut:]), buf[:cut]
+    none = np.empty(0, np.int64)
+    if not len(buf):
+        empty = _Headers(none, [], none)
+        nothing = np.zeros(0, bool)
+        return _Pre(None, 0, tail, nothing, none, None, None, empty, empty, nothing, none, None)
+    blk = _Block(buf)
+    cls = _classify(blk)
+    n = len(cls)
+    cpu_hdr = np.flatnonzero(cls == _CPUHDR)
+    cpu_after = np.zeros(n, bool)
+    nxt = cpu_hdr + 1
+    cpu_after[nxt[nxt < n]] = True
+    mask = np.repeat((cls == _CPUVAL) | (cls == _DEV), blk.ntok)
+    mask[blk.first_tok[np.flatnonzero((cls == _DEV) & ~cpu_after)]] = False  # device names
+    values, bad = blk.numbers(mask)
+    ts_lines = np.flatnonzero(cls == _TS)
+    fmt, ts = None, None
+    if len(ts_lines):  # as _ts_texts reads it, without a pass over the whole block
+        fmt = _detect_format(blk.line_bytes(int(ts_lines[0])).decode("ascii", "replace").strip())
+        if fmt is not None:
+            ts = _ts_lines(blk, ts_lines, fmt)
+    return _Pre(
+        blk,
+        n,
+        tail,
+        cls,
+        ts_lines,
+        fmt,
+        ts,
+        _headers(blk, np.flatnonzero(cls == _DEVHDR)),
+        _headers(blk, cpu_hdr),
+        mask,
+        values,
+        bad,
+    )
+
+
 # -- text block stages -------------------------------------------------------------------
 
 
@@ -787,15 +900,23 @@ def _read_banners(blk: _Block, cls: np.ndarray, st: _State) -> np.ndarray:
 
 
 def _report_times(
-    blk: _Block, ts_lines: np.ndarray, first_line: int, st: _State, name: str
+    pre: _Pre, ts_lines: np.ndarray, first_line: int, st: _State, name: str
 ) -> np.ndarray:
-    """Times of timestamp lines ``ts_lines`` [us, -1: bad]; the first one fixes the format."""
+    """Times of timestamp lines ``ts_lines`` [us, -1: bad]; the first one fixes the format.
+
+    The times :func:`_prepare` decoded are used when it read them in the same format.
+    """
+    blk = pre.blk
     if len(ts_lines) and st.ts_format is None:
         first = _ts_texts(blk, ts_lines[:1])[0]
         st.ts_format = _detect_format(first)
         if st.ts_format is None:
             raise _bad(name, first_line + int(ts_lines[0]), "an iostat -t timestamp", first)
-    return _ts_lines(blk, ts_lines, st.ts_format) if len(ts_lines) else np.empty(0, np.int64)
+    if not len(ts_lines):
+        return np.empty(0, np.int64)
+    if pre.ts is not None and pre.ts_format == st.ts_format:
+        return pre.ts
+    return _ts_lines(blk, ts_lines, st.ts_format)
 
 
 def _previous_times(t: np.ndarray, ts_lines: np.ndarray, ban: np.ndarray, st: _State) -> np.ndarray:
@@ -882,8 +1003,7 @@ def _carry_report(
 
 
 def _reports(
-    blk: _Block,
-    cls: np.ndarray,
+    pre: _Pre,
     ban: np.ndarray,
     first_line: int,
     st: _State,
@@ -892,8 +1012,8 @@ def _reports(
     problems: list,
 ) -> _Reports:
     """Time and interval of the block's reports, and the report each line is in."""
-    ts_lines = np.flatnonzero(cls == _TS)
-    t = _report_times(blk, ts_lines, first_line, st, name)
+    ts_lines = pre.ts_lines
+    t = _report_times(pre, ts_lines, first_line, st, name)
     prev = _previous_times(t, ts_lines, ban, st)
     ok_t, iv = _intervals(t, prev, ts_lines, first_line, st, skips, problems)
     reports = _assign_reports(ts_lines, ban, t, iv, st)
@@ -980,15 +1100,22 @@ def _number_tokens(
 
 
 def _value_matrices(
-    blk: _Block, kinds: tuple[_Lines, _Lines], st: _State, problems: list
+    pre: _Pre, kinds: tuple[_Lines, _Lines], st: _State, problems: list
 ) -> list[_Group]:
     """Decode every number of the block in one pass, then a values matrix per layout.
 
     Values are those digit-by-digit decoding gives; lines with a token that
-    is not a number are noted in ``problems``.
+    is not a number are noted in ``problems``. The numbers :func:`_prepare`
+    decoded are used when they cover every token wanted here and all were
+    numbers; otherwise the wanted tokens are decoded again (as a one-block
+    parse would).
     """
+    blk = pre.blk
     specs, tok_mask = _number_tokens(blk, kinds, st)
-    values, bad = blk.numbers(tok_mask)
+    if pre.bad is None and not (tok_mask & ~pre.mask).any():
+        values, bad = pre.values, None
+    else:
+        values, bad = blk.numbers(tok_mask)
     groups = []
     for lines, h, tm, ncol, tok0 in specs:
         shape = (len(lines.rows), ncol)
@@ -1037,49 +1164,74 @@ class IostatLoader:
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
     ) -> Iterator[Parsed]:
-        """Parse iostat output into ``counters`` chunks."""
+        """Parse iostat output into ``counters`` chunks.
+
+        Text is parsed in blocks of about 1 MB of whole lines (see the module
+        notes): the part of a block's parse that needs nothing from earlier
+        blocks (:func:`_prepare`: tokens, line classes, every number, the
+        timestamps, the header lines) runs on :func:`~iochar.load._blocks.parse_threads`
+        threads, blocks ahead; what carries from block to block (reports,
+        intervals, header layouts, device names) then runs block by block in
+        input order, so the rows are those of a one-block parse, in the same order.
+        """
         name = source_name(src)
-        with open_text(src) as fh:
-            head = fh.read(1)
-            while head[-1:].isspace():
-                more = fh.read(1)
-                if not more:
+        # parse in cache-sized blocks; yield about chunk_rows rows at a time
+        block_bytes = int(min(_BLOCK_BYTES, max(_MIN_BLOCK_BYTES, chunk_rows * 16)))
+        with line_blocks(src, block_bytes) as blocks:
+            seen = []  # blocks read while looking for the first byte that is not white space
+            first = None
+            for item in blocks:
+                seen.append(item)
+                b = np.frombuffer(item[0], np.uint8)
+                at = np.flatnonzero(~_SPACE[b])[:1]
+                if len(at):
+                    first = int(b[at[0]])
                     break
-                head += more
-            if head[-1:] == b"{":
-                yield from self._parse_json(head + fh.read(), name, strict)
+            if first == ord("{"):
+                raw = b"".join([bytes(x) for x, _ in seen] + [bytes(x) for x, _ in blocks])
+                yield from self._parse_json(raw, name, strict)
                 return
-            yield from self._parse_text(_Prepend(head, fh), name, strict, chunk_rows)
+            yield from self._parse_text(
+                itertools.chain(seen, blocks), name, strict, chunk_rows, parse_threads()
+            )
 
     # -- text --------------------------------------------------------------------------
 
-    def _parse_text(self, fh, name: str, strict: bool, chunk_rows: int) -> Iterator[Parsed]:
+    def _parse_text(
+        self,
+        blocks: Iterator[tuple[Any, bool]],
+        name: str,
+        strict: bool,
+        chunk_rows: int,
+        threads: int,
+    ) -> Iterator[Parsed]:
         st = _State()
         skips = None if strict else SkipLog()
-        # parse in cache-sized blocks; yield about chunk_rows rows at a time
-        block_bytes = int(min(_BLOCK_BYTES, max(1 << 16, chunk_rows * 16)))
         any_line = False
         first_line = 1
         pending: list[pa.Table] = []
         rows = 0
-        for block in _line_blocks(fh, block_bytes):
-            if not block.endswith(b"\n"):  # the last line, cut short
-                last_line = first_line + block.count(b"\n")
-                if strict:
-                    raise _bad(
-                        name,
-                        last_line,
-                        "a last line ending in a newline (file cut short?)",
-                        block.rsplit(b"\n", 1)[-1],
-                    )
-                skips.add(last_line, "last line cut short (no newline)")
-                block = block[: block.rfind(b"\n") + 1]
-                if not block:
+
+        def block_jobs() -> Iterator[list[_Emit]]:  # in input order, with the state
+            nonlocal any_line, first_line
+            for pre in ordered_map(_prepare, blocks, threads):
+                if pre.tail is not None:  # the last line, cut short
+                    last_line = first_line + pre.nlines
+                    if strict:
+                        raise _bad(
+                            name,
+                            last_line,
+                            "a last line ending in a newline (file cut short?)",
+                            pre.tail,
+                        )
+                    skips.add(last_line, "last line cut short (no newline)")
+                if pre.blk is None:
                     continue
-            any_line = True
-            blk = _Block(block)
-            table = self._text_block(blk, first_line, st, name, skips)
-            first_line += len(blk.ends)
+                any_line = True
+                yield self._text_block(pre, first_line, st, name, skips)
+                first_line += pre.nlines
+
+        for table in ordered_map(_emit_block, block_jobs(), threads):
             if table is not None:
                 pending.append(table)
                 rows += table.num_rows
@@ -1104,27 +1256,27 @@ class IostatLoader:
         yield Parsed(meta=meta, skips=skips, warnings=warnings)
 
     def _text_block(
-        self, blk: _Block, first_line: int, st: _State, name: str, skips: SkipLog | None
-    ) -> pa.Table | None:
-        """Counters rows of one block of lines (None: none); bad lines raise or are skipped."""
-        cls = _classify(blk)
+        self, pre: _Pre, first_line: int, st: _State, name: str, skips: SkipLog | None
+    ) -> list[_Emit]:
+        """The rows to build from one prepared block; bad lines raise or are skipped."""
+        blk, cls = pre.blk, pre.cls
         if not st.seen_banner and not _banner_first(blk, cls, first_line, name):
-            return None
+            return []
         problems: list[tuple[int, str, str | None]] = []  # (line index, expected, got)
         _mark_cpu_values(cls, st, problems)
         # Device / avg-cpu header layouts -> ids (layouts are few; lines are not)
-        dev_layout = self._layouts(blk, cls == _DEVHDR, st.dev_layouts, st.header_id)
+        dev_layout = self._layouts(pre.dev_hdr, st.dev_layouts, st.header_id)
         st.header_id = int(dev_layout.last)
-        cpu_layout = self._layouts(blk, cls == _CPUHDR, st.cpu_layouts, st.cpu_id)
+        cpu_layout = self._layouts(pre.cpu_hdr, st.cpu_layouts, st.cpu_id)
         st.cpu_id = int(cpu_layout.last)
         ban = _read_banners(blk, cls, st)
-        reports = _reports(blk, cls, ban, first_line, st, name, skips, problems)
+        reports = _reports(pre, ban, first_line, st, name, skips, problems)
         kinds = _check_value_lines(blk, cls, reports, dev_layout, cpu_layout, st, problems)
-        groups = _value_matrices(blk, kinds, st, problems)
+        groups = _value_matrices(pre, kinds, st, problems)
         _raise_or_skip(problems, blk, first_line, name, skips)
-        return self._block_tables(blk, groups, reports, first_line, st, name, skips)
+        return self._block_jobs(blk, groups, reports, first_line, st, name, skips)
 
-    def _block_tables(
+    def _block_jobs(
         self,
         blk: _Block,
         groups: list[_Group],
@@ -1133,8 +1285,9 @@ class IostatLoader:
         st: _State,
         name: str,
         skips: SkipLog | None,
-    ) -> pa.Table | None:
-        """Counters rows of the good lines of reports with an interval; check amounts."""
+    ) -> list[_Emit]:
+        """What :func:`_emit_block` needs to build the rows of the good lines of reports
+        with an interval (device names get their codes here: the dictionary carries)."""
         out = []
         for rows, rep, h, is_cpu, mat, ok in groups:
             keep = ok & ~np.isnan(reports.iv[rep])
@@ -1150,24 +1303,30 @@ class IostatLoader:
             else:
                 names = st.names.encode(blk, rows)
                 cols = st.dev_layouts[h]
-            table = self._emit(names, reports.ts[rep], reports.iv[rep], mat, cols, st, is_cpu)
-            bad = implausible(table.column("value").to_numpy())
-            if bad.any():  # rows are metric-major: row k is line rows[k % len(rows)]
-                if skips is None:
-                    i = int(rows[np.flatnonzero(bad) % len(rows)].min())
-                    raise _bad(name, first_line + i, EXPECT_AMOUNT, blk.line_text(i))
-                table = flag_implausible(table, bad)
-            out.append(table)
-        return _concat(out) if out else None
+            metrics, picks = _metric_picks(cols, st, is_cpu)
+            out.append(
+                _Emit(
+                    names,
+                    reports.ts[rep],
+                    reports.iv[rep],
+                    mat,
+                    metrics,
+                    picks,
+                    rows,
+                    blk,
+                    first_line,
+                    name,
+                    skips is None,
+                )
+            )
+        return out
 
     @staticmethod
-    def _layouts(blk: _Block, mask: np.ndarray, layouts: list[list[str]], carry: int) -> _InForce:
+    def _layouts(hdr: _Headers, layouts: list[list[str]], carry: int) -> _InForce:
         """Layout id in force on each line (set by header lines; -1: none)."""
-        lines = np.flatnonzero(mask)
         index = {" ".join(h): k for k, h in enumerate(layouts)}
-        enc = pc.dictionary_encode(blk.lines(lines))
         lay = []  # layout id of each distinct header line, in order of appearance
-        for raw in enc.dictionary.to_pylist():
+        for raw in hdr.distinct:
             cols = raw.decode("utf-8", "replace").split()[1:]
             got = index.get(" ".join(cols))
             if got is None:
@@ -1175,8 +1334,8 @@ class IostatLoader:
                 layouts.append(cols)
                 index[" ".join(cols)] = got
             lay.append(got)
-        ids = np.asarray(lay, np.int64)[enc.indices.to_numpy()] if lay else np.empty(0, np.int64)
-        return _InForce(lines, ids, carry)
+        ids = np.asarray(lay, np.int64)[hdr.codes] if lay else np.empty(0, np.int64)
+        return _InForce(hdr.lines, ids, carry)
 
     @staticmethod
     def _emit(
@@ -1213,41 +1372,7 @@ class IostatLoader:
             ``counters`` rows, metric by metric.
         """
         metrics, picks = _metric_picks(cols, st, cpu)
-        k, r = len(metrics), len(names)
-        # output columns live in Arrow's memory pool, which reuses freed pages: fresh
-        # memory costs a page fault per 4 kB, more than writing it
-        cols8, cols4 = _pool_arrays((k, r), 3, 2)
-        (value, value_buf), (ts, ts_buf), (interval, interval_buf) = cols8
-        (target_codes, target_buf), (metric_codes, metric_buf) = cols4
-        ts = ts.view(np.int64)
-        _scale_values(value, mat, picks, iv)
-        enc = names.dictionary_encode() if not isinstance(names, pa.DictionaryArray) else names
-        target_codes[:] = enc.indices.to_numpy(zero_copy_only=False)
-        metric_codes[:] = np.arange(k, dtype=np.int32)[:, None]
-        ts[:] = ts_us
-        interval[:] = iv
-        n = k * r
-        # the codes are in range by construction: no validation pass over them
-        return pa.table(
-            {
-                "target": pa.DictionaryArray.from_arrays(
-                    pa.Array.from_buffers(pa.int32(), n, [None, target_buf]),
-                    enc.dictionary,
-                    safe=False,
-                ),
-                "metric": pa.DictionaryArray.from_arrays(
-                    pa.Array.from_buffers(pa.int32(), n, [None, metric_buf]),
-                    pa.array(metrics, pa.string()),
-                    safe=False,
-                ),
-                "ts": pa.Array.from_buffers(pa.timestamp("us"), n, [None, ts_buf]),
-                "interval_s": pa.Array.from_buffers(pa.float64(), n, [None, interval_buf]),
-                "value": pa.Array.from_buffers(pa.float64(), n, [None, value_buf]),
-                "quality": pa.DictionaryArray.from_arrays(
-                    _zeros_i32(n), pa.array(["ok"], pa.string()), safe=False
-                ),
-            }
-        )
+        return _counters_table(names, ts_us, iv, mat, metrics, picks)
 
     # -- JSON --------------------------------------------------------------------------
 
@@ -1335,6 +1460,90 @@ class IostatLoader:
                 self._emit(pa.array(["cpu"]), np.array([t]), np.array([iv]), vals, cols, st, True)
             )
         return out
+
+
+def _counters_table(
+    names: pa.Array,
+    ts_us: np.ndarray,
+    iv: np.ndarray,
+    mat: np.ndarray,
+    metrics: list[str],
+    picks: list[tuple[int, tuple[float, bool] | None]],
+) -> pa.Table:
+    """Long-format counters rows, metric by metric, of the picked columns of ``mat``.
+
+    See :meth:`IostatLoader._emit`; ``metrics`` and ``picks`` are :func:`_metric_picks`'s.
+    """
+    k, r = len(metrics), len(names)
+    # output columns live in Arrow's memory pool, which reuses freed pages: fresh
+    # memory costs a page fault per 4 kB, more than writing it
+    cols8, cols4 = _pool_arrays((k, r), 3, 2)
+    (value, value_buf), (ts, ts_buf), (interval, interval_buf) = cols8
+    (target_codes, target_buf), (metric_codes, metric_buf) = cols4
+    ts = ts.view(np.int64)
+    _scale_values(value, mat, picks, iv)
+    enc = names.dictionary_encode() if not isinstance(names, pa.DictionaryArray) else names
+    target_codes[:] = enc.indices.to_numpy(zero_copy_only=False)
+    metric_codes[:] = np.arange(k, dtype=np.int32)[:, None]
+    ts[:] = ts_us
+    interval[:] = iv
+    n = k * r
+    # the codes are in range by construction: no validation pass over them
+    return pa.table(
+        {
+            "target": pa.DictionaryArray.from_arrays(
+                pa.Array.from_buffers(pa.int32(), n, [None, target_buf]),
+                enc.dictionary,
+                safe=False,
+            ),
+            "metric": pa.DictionaryArray.from_arrays(
+                pa.Array.from_buffers(pa.int32(), n, [None, metric_buf]),
+                pa.array(metrics, pa.string()),
+                safe=False,
+            ),
+            "ts": pa.Array.from_buffers(pa.timestamp("us"), n, [None, ts_buf]),
+            "interval_s": pa.Array.from_buffers(pa.float64(), n, [None, interval_buf]),
+            "value": pa.Array.from_buffers(pa.float64(), n, [None, value_buf]),
+            "quality": pa.DictionaryArray.from_arrays(
+                _zeros_i32(n), pa.array(["ok"], pa.string()), safe=False
+            ),
+        }
+    )
+
+
+class _Emit(NamedTuple):
+    """The rows of one layout's lines in a block, ready to build (:func:`_emit_block`)."""
+
+    names: pa.Array  # target of each line
+    ts: np.ndarray  # of int64: interval end of each line [us]
+    iv: np.ndarray  # of float64: interval of each line [s]
+    mat: np.ndarray  # of float64: the values as printed (lines x columns)
+    metrics: list[str]
+    picks: list[tuple[int, tuple[float, bool] | None]]
+    rows: np.ndarray  # line index of each (in the block)
+    blk: _Block
+    first_line: int
+    name: str
+    strict: bool
+
+
+def _emit_block(jobs: list[_Emit]) -> pa.Table | None:
+    """Counters rows of a block's lines (None: none); check the amounts.
+
+    Needs nothing from other blocks, so it runs on a worker thread. An
+    implausible amount raises (strict) naming its line, or is flagged.
+    """
+    out = []
+    for j in jobs:
+        table = _counters_table(j.names, j.ts, j.iv, j.mat, j.metrics, j.picks)
+        bad = implausible(table.column("value").to_numpy())
+        if bad.any():  # rows are metric-major: row k is line rows[k % len(rows)]
+            if j.strict:
+                i = int(j.rows[np.flatnonzero(bad) % len(j.rows)].min())
+                raise _bad(j.name, j.first_line + i, EXPECT_AMOUNT, j.blk.line_text(i))
+            table = flag_implausible(table, bad)
+        out.append(table)
+    return _concat(out) if out else None
 
 
 def _json_hosts(raw: bytes, name: str) -> Any:
@@ -1450,44 +1659,6 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
 
 
-def _line_blocks(fh, block_bytes: int) -> Iterator[bytes]:
-    """Blocks of whole lines read from ``fh``; only the last may lack its newline.
-
-    As :func:`iochar.load._text.iter_line_blocks`, but with at most one copy of
-    a block and no line counting (the parser counts its lines anyway).
-
-    Parameters
-    ----------
-    fh : binary stream
-        The input.
-    block_bytes : int
-        Bytes read at a time; a block is that, less the partial last line,
-        plus the previous block's partial last line. [bytes]
-
-    Yields
-    ------
-    bytes
-        A block.
-    """
-    carry = b""
-    while True:
-        data = fh.read(block_bytes)
-        if not data:
-            if carry:
-                yield carry
-            return
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            carry += data
-            continue
-        if carry:
-            block = b"".join((carry, memoryview(data)[: cut + 1]))
-        else:
-            block = data if cut == len(data) - 1 else data[: cut + 1]
-        carry = data[cut + 1 :]
-        yield block
-
-
 def _pool_arrays(
     shape: tuple[int, int], n8: int, n4: int
 ) -> tuple[list[tuple[np.ndarray, pa.Buffer]], list[tuple[np.ndarray, pa.Buffer]]]:
@@ -1521,21 +1692,6 @@ def _zeros_i32(n: int) -> pa.Array:
     if _ZEROS[0].size < 4 * n:
         _ZEROS[0] = pa.py_buffer(np.zeros(max(n, 2 * _ZEROS[0].size // 4), np.int32))
     return pa.Array.from_buffers(pa.int32(), n, [None, _ZEROS[0]])
-
-
-class _Prepend:
-    """A binary stream with some already-read bytes put back in front."""
-
-    def __init__(self, head: bytes, fh) -> None:
-        self.head, self.fh = head, fh
-
-    def read(self, n: int = -1) -> bytes:
-        if self.head:
-            h, self.head = self.head, b""
-            if n is None or n < 0:
-                return h + self.fh.read()
-            return h + self.fh.read(max(0, n - len(h)))
-        return self.fh.read(n)
 
 
 register(IostatLoader())
