@@ -50,13 +50,20 @@ its target's previous dump had (cut mid-histogram), and snapshot times not
 increasing within a target. ``strict=False`` skips bad lines (and
 backwards dumps) and counts them.
 
-Parsing is vectorized over 16 MiB blocks of lines, never line by line in
-Python. Bin rows (most lines) are recognised by one anchored regular expression
-over the block (a row must have exactly the ``LABEL: n % % | n % %`` shape) and
-their numbers decoded in numpy from the block's digit runs, eight digits per
-64-bit word; the few other lines are classified with polars regular
-expressions, once per distinct line. The line-to-line state (dump, histogram,
-``lctl`` parameter) is tracked over the non-bin lines, which bin rows inherit.
+Parsing is vectorized over 4 MiB blocks of lines, never line by line in
+Python. A plain file is mapped, not read; each block's scan (:func:`_scan_block`,
+which needs nothing from earlier blocks) runs on every core, blocks ahead
+(:mod:`iochar.load._blocks`, issue 18 item 3), and the line-to-line state is
+followed block by block in input order, so the rows and their order do not
+depend on the block size or the thread count. The text columns (``target``,
+``section``, ``op``, ``quality``) are dictionary arrays.
+
+Bin rows (most lines) are recognised by one anchored regular expression over
+the block (a row must have exactly the ``LABEL: n % % | n % %`` shape) and their
+numbers decoded in numpy from the block's digit runs, eight digits per 64-bit
+word; the few other lines are classified with polars regular expressions, once
+per distinct line. The line-to-line state (dump, histogram, ``lctl`` parameter)
+is tracked over the non-bin lines, which bin rows inherit.
 Counts must fit in 18 digits.
 """
 
@@ -73,8 +80,9 @@ import pyarrow as pa
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
+from iochar.load._blocks import line_blocks, ordered_map, parse_threads
 from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
-from iochar.load._text import Source, iter_line_blocks, open_text, source_name
+from iochar.load._text import Source, source_name
 
 __all__ = ["BrwStatsLoader", "SECTION_UNITS", "PAGE_SIZE"]
 
@@ -92,6 +100,9 @@ SECTION_UNITS = {
     "I/O time (1/1000s)": "ms",
     "block maps msec": "ms",
 }
+
+#: Bytes per parse block: a few per core on inputs of tens of MB. [bytes]
+_BLOCK_BYTES = 1 << 22
 
 # line classes
 BLANK, SNAP, START, ELAPSED, RW, TITLE, BIN, BRWPARAM, PARAM, OTHER = range(10)
@@ -260,7 +271,7 @@ def _decode(raw: bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     else:
         val = np.zeros(len(start), np.int64)
     for j in np.flatnonzero(end < 8).tolist():  # within the first 8 bytes: no whole word
-        val[j] = int(raw[max(start[j], end[j] - 8) : end[j]])
+        val[j] = int(bytes(memoryview(raw)[max(start[j], end[j] - 8) : end[j]]))
     longer = np.flatnonzero(length > 8)
     if longer.size:
         val[longer] += _decode(raw, start[longer], end[longer] - 8) * 10**8
@@ -272,11 +283,16 @@ class _Scan:
 
     Parameters
     ----------
-    raw : bytes
-        Whole lines, each ending in a newline.
+    raw : bytes or pyarrow.Buffer
+        Whole lines, each ending in a newline (a buffer: a view of a file
+        mapping, not copied).
+    tail : bytes, optional
+        The input's last line, cut off the block because it has no newline.
 
     Attributes
     ----------
+    nlines : int
+        Lines in the block.
     cls : numpy.ndarray of int8
         Class of every line.
     bins, subs : numpy.ndarray of int64
@@ -296,10 +312,15 @@ class _Scan:
     with the per-kind expressions of :func:`_classify`.
     """
 
-    def __init__(self, raw: bytes) -> None:
+    def __init__(self, raw: bytes | pa.Buffer, tail: bytes | None = None) -> None:
+        self.tail = tail
         buf = np.frombuffer(raw, np.uint8)
         nl = np.flatnonzero(buf == 10)
-        n = len(nl)
+        n = self.nlines = len(nl)
+        if not n:
+            self.raw, self.nl, self.starts = raw, nl, nl
+            self.cls = np.zeros(0, np.int8)
+            return
         offs = np.empty(n + 1, np.int64)
         offs[0] = 0
         offs[1:] = nl + 1
@@ -330,7 +351,7 @@ class _Scan:
 
     def line(self, i: int) -> bytes:
         """Line ``i`` of the block, without its newline."""
-        return self.raw[self.starts[i] : self.nl[i]]
+        return bytes(memoryview(self.raw)[self.starts[i] : self.nl[i]])
 
 
 def _target_of(pname: str) -> str:
@@ -570,18 +591,41 @@ def _carry(st: _State, sc: _Scan, first_line: int, p: _Params, d: _Dumps) -> Non
     st.pending_rw = first_line + n - 1 if len(subs) and subs[-1] == n - 1 and d.rw_m[-1] else None
 
 
+def _scan_block(item: tuple[object, bool]) -> _Scan:
+    """:class:`_Scan` of a block (whole lines, and whether it ends in a newline).
+
+    Needs nothing from earlier blocks, so it runs on a worker thread. A last
+    line without its newline is cut off (``tail``); a block that is not valid
+    UTF-8 is read with U+FFFD for the bad bytes.
+    """
+    buf, complete = item
+    b = np.frombuffer(buf, np.uint8)
+    tail = None
+    if not complete:
+        nl = np.flatnonzero(b == 10)
+        cut = int(nl[-1]) + 1 if len(nl) else 0
+        tail, buf, b = bytes(b[cut:]), buf[:cut], b[:cut]
+    if (b >= 128).any():
+        raw = bytes(buf)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raw = raw.decode("utf-8", "replace").encode()
+        buf = raw
+    return _Scan(buf, tail)
+
+
 def _process_block(
-    st: _State, first_line: int, raw: bytes, name: str, strict: bool, skips: SkipLog
+    st: _State, first_line: int, sc: _Scan, name: str, strict: bool, skips: SkipLog
 ) -> None:
-    """Classify and check one block of lines; keep its dumps, titles and bin rows in ``st``.
+    """Check one scanned block of lines; keep its dumps, titles and bin rows in ``st``.
 
     The state machine (which dump, which histogram, inside a ``.brw_stats=``
     parameter or not) only moves on non-bin lines, so it runs over those; each
     bin row inherits the state of the last non-bin line before it.
     """
-    if not raw:
+    if not sc.nlines:
         return
-    sc = _Scan(raw)
     c = sc.cls[sc.subs]  # class of each non-bin line
     errors: _Errors = []  # every check, in order: a line's first failure names it
     p = _params(st, c, sc.sub, errors)
@@ -613,25 +657,22 @@ class BrwStatsLoader:
         name = source_name(src)
         st = _State(_default_target(name))
         skips = SkipLog()
-        with open_text(src) as fh:
-            for first, block, complete in iter_line_blocks(fh):
-                if not complete:
+        first = 1
+        with line_blocks(src, _BLOCK_BYTES) as blocks:
+            for sc in ordered_map(_scan_block, blocks, parse_threads()):
+                if sc.tail is not None:  # the input's last line has no newline
+                    last = first + sc.nlines
                     if strict:
                         raise InputError(
                             name,
-                            first + block.count(b"\n"),
+                            last,
                             "a line ending in a newline (the input looks cut)",
-                            block.rsplit(b"\n", 1)[-1],
+                            sc.tail,
                             kind=KIND,
                         )
-                    skips.add(first + block.count(b"\n"), "last line without newline")
-                    block = block[: block.rfind(b"\n") + 1]
-                if not block.isascii():
-                    try:
-                        block.decode("utf-8")
-                    except UnicodeDecodeError:
-                        block = block.decode("utf-8", "replace").encode()
-                _process_block(st, first, block, name, strict, skips)
+                    skips.add(last, "last line without newline")
+                _process_block(st, first, sc, name, strict, skips)
+                first += sc.nlines
         if st.pending_rw is not None:
             if strict:
                 raise InputError(
@@ -805,26 +846,22 @@ def _interval_tables(st: _State, snaps: pl.DataFrame, drop: list[int]) -> Iterat
         q = mark_gaps(np.zeros(len(q), np.int64), d.interval_s, q)
         n_i, n_k = dv.shape[0], dv.shape[1]
         per = n_k * 2
-        sections = [sec_names[c] for c in np.repeat(ukey >> 48, 2).tolist()]
-        # quality: one string run per run of equal codes (usually a single one)
-        cut = np.flatnonzero(np.diff(q)) + 1
-        run_q = q[np.concatenate([[0], cut])].tolist()
-        run_n = np.diff(np.concatenate([[0], cut, [n_i]])).tolist()
-        quality = [_tiled([QUALITY[c]] * per, k) for c, k in zip(run_q, run_n, strict=True)]
+        # text columns as dictionaries: a few distinct strings, one int32 code per row
+        sec_codes = np.repeat((ukey >> 48).astype(np.int32), 2)
         yield pa.table(
             {
-                "target": _tiled([tg] * per, n_i),
+                "target": _coded([tg], np.zeros(n_i * per, np.int32)),
                 "ts": pa.array(
                     _per_row((ts[1:] * 1e6).round().astype(np.int64), per), pa.timestamp("us")
                 ),
                 "interval_s": pa.array(_per_row(d.interval_s, per), pa.float64()),
-                "section": _tiled(sections, n_i),
-                "op": _tiled(["read", "write"] * n_k, n_i),
+                "section": _coded(sec_names, np.tile(sec_codes, n_i)),
+                "op": _coded(["read", "write"], np.tile(np.arange(2, dtype=np.int32), n_i * n_k)),
                 "size_bytes": pa.array(
                     np.tile(np.repeat(ukey & ((1 << 48) - 1), 2), n_i), pa.int64()
                 ),
                 "count": pa.array(dv.reshape(-1), pa.int64()),
-                "quality": quality[0] if len(quality) == 1 else pa.concat_arrays(quality),
+                "quality": _coded(list(QUALITY), _per_row(q.astype(np.int32), per)),
             }
         )
 
@@ -862,25 +899,11 @@ def _dense(
     return _Dense(ukey, counts)
 
 
-def _tiled(values: list[str], reps: int) -> pa.Array:
-    """``values`` end to end, ``reps`` times over, as one string array (no gather)."""
-    enc = [v.encode() for v in values]
-    block = b"".join(enc)
-    n = len(enc) * reps
-    total = len(block) * reps
-    dtype = np.int32 if total < 2**31 else np.int64
-    offsets = np.empty(n + 1, dtype)
-    offsets[0] = 0
-    ends = np.cumsum([len(e) for e in enc], dtype=dtype)
-    starts = np.arange(reps, dtype=dtype) * dtype(len(block))
-    np.add(starts[:, None], ends, out=offsets[1:].reshape(reps, len(enc)))
-    data = np.empty((reps, len(block)), np.uint8)  # numpy memory: huge pages, fewer faults
-    data[:] = np.frombuffer(block, np.uint8)
-    buffers = (pa.py_buffer(offsets), pa.py_buffer(data))
-    if dtype is np.int32:
-        return pa.StringArray.from_buffers(n, *buffers)
-    big = pa.LargeStringArray.from_buffers(n, *buffers)
-    return big.cast(pa.string())  # past 2 GiB of text: Arrow's own error, as a gather gives
+def _coded(values: list[str], codes: np.ndarray) -> pa.DictionaryArray:
+    """A string column as a dictionary array: ``values[codes]`` (codes in range, int32)."""
+    return pa.DictionaryArray.from_arrays(
+        pa.array(codes, pa.int32()), pa.array(values, pa.string()), safe=False
+    )
 
 
 def _per_row(x: np.ndarray, reps: int) -> np.ndarray:

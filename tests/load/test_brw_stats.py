@@ -34,8 +34,7 @@ def _load(src, **kw) -> tuple[pl.DataFrame, dict, object]:
     for p in BrwStatsLoader().parse(src, **kw):
         for name, tb in p.tables.items():
             assert name == "size_hist"
-            schema.check_frame(name, tb)
-            frames.append(pl.from_arrow(tb))
+            frames.append(pl.from_arrow(schema.check_frame(name, tb)))  # contract types
         meta.update(p.meta)
         skips = p.skips
     return (pl.concat(frames) if frames else pl.DataFrame()), meta, skips
@@ -165,16 +164,16 @@ def _real_write_disk_io() -> list[int]:
 
 
 @pytest.mark.parametrize("path", [ZFS, LDISKFS, EX8761])
-def test_block_boundaries_change_nothing(path, monkeypatch):
-    import functools
-
+@pytest.mark.parametrize("threads", [1, 3])
+def test_block_boundaries_change_nothing(path, threads, monkeypatch):
+    """Blocks of 97 bytes (boundaries inside dumps, histograms and lctl parameters),
+    scanned ahead on threads: the same rows, in the same order, as one block."""
     import iochar.load.brw_stats as mod
-    from iochar.load._text import iter_line_blocks
 
+    monkeypatch.setenv("IOCHAR_PARSE_THREADS", "1")
     whole, meta, _ = _load(path)
-    monkeypatch.setattr(
-        mod, "iter_line_blocks", functools.partial(iter_line_blocks, block_bytes=97)
-    )
+    monkeypatch.setattr(mod, "_BLOCK_BYTES", 97)
+    monkeypatch.setenv("IOCHAR_PARSE_THREADS", str(threads))
     small, meta2, skips = _load(path)
     assert skips.count == 0 and meta2 == meta
     assert small.equals(whole)
