@@ -58,7 +58,14 @@ from iochar import schema
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._text import Source, local_path, mmap_blocks, open_parquet, source_name
+from iochar.load._text import (
+    Source,
+    is_compressed,
+    local_path,
+    mmap_blocks,
+    open_parquet,
+    source_name,
+)
 
 __all__ = ["TraceCsvLoader", "TraceParquetLoader", "COLUMN_TYPES", "EXPORT_COLUMNS"]
 
@@ -119,10 +126,9 @@ def _bad(path: str, line: int | None, expected: str, got: object, kind: str, uni
     return InputError(path, line, expected, got, kind=kind, unit=unit)
 
 
-def _first_true(mask: pa.ChunkedArray | pa.Array) -> int | None:
-    arr = np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)
-    idx = np.flatnonzero(arr)
-    return int(idx[0]) if idx.size else None
+def _mask_np(mask: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A boolean Arrow mask (no nulls) as a numpy bool array."""
+    return np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)
 
 
 def _check_rows(tb: pa.Table) -> list[tuple[pa.Array, str]]:
@@ -146,6 +152,14 @@ def _check_rows(tb: pa.Table) -> list[tuple[pa.Array, str]]:
     return checks
 
 
+def _filled(tb: pa.Table, col: str, typ: pa.DataType) -> pa.ChunkedArray | pa.Array:
+    """Column ``col`` with NULLs as 0, or all 0 when the column is absent."""
+    if col not in tb.column_names:
+        return pa.repeat(pa.scalar(0, typ), tb.num_rows)
+    arr = tb.column(col)
+    return pc.fill_null(arr, 0) if arr.null_count else arr
+
+
 def _normalize(
     tb: pa.Table,
     st: _State,
@@ -155,58 +169,55 @@ def _normalize(
     unit: str,
     skips: SkipLog | None,
 ) -> Parsed:
-    """Validate one batch and turn it into contract tables (``ops``)."""
-    # per-row rules
+    """Validate one batch and turn it into contract tables (``ops``).
+
+    Chunks must come in input order: the state ``st`` carries each (job, rank)
+    pair's last ``t_start``, the file ids and the jobs' spans from one chunk to
+    the next, so the result does not depend on where the input was cut.
+    """
+    # per-row rules; a row breaking several is reported (tolerant: counted) once per rule
     keep = None
     for mask, rule in _check_rows(tb):
-        i = _first_true(mask)
-        if i is None:
+        if not pc.any(mask).as_py():
             continue
+        bad = _mask_np(mask)
         if skips is None:
+            i = int(np.flatnonzero(bad)[0])
             raise _bad(name, first_line + i, rule, _row_text(tb, i), kind, unit)
-        for j in np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)):
+        for j in np.flatnonzero(bad):
             skips.add(first_line + int(j), rule)
-        keep = pc.invert(mask) if keep is None else pc.and_(keep, pc.invert(mask))
-    lines = pa.array(np.arange(first_line, first_line + tb.num_rows, dtype=np.int64))
+        keep = ~bad if keep is None else keep & ~bad
+    lines = np.arange(first_line, first_line + tb.num_rows, dtype=np.int64)
     if keep is not None:
-        tb = tb.filter(keep)
-        lines = lines.filter(keep)
-    n = tb.num_rows
-    job = (
-        tb.column("job_id")
-        if "job_id" in tb.column_names
-        else pa.chunked_array([pa.repeat(0, n).cast(pa.int64())])
-    )
-    rank = (
-        tb.column("rank")
-        if "rank" in tb.column_names
-        else pa.chunked_array([pa.repeat(0, n).cast(pa.int32())])
-    )
-    job = pc.fill_null(job, 0)
-    rank = pc.fill_null(rank, 0)
+        tb = tb.filter(pa.array(keep))
+        lines = lines[keep]
+    job = _filled(tb, "job_id", pa.int64())
+    rank = _filled(tb, "rank", pa.int32())
     t0 = tb.column("t_start")
     t1 = pc.fill_null(tb.column("t_end"), t0) if "t_end" in tb.column_names else t0
+    jn, rn, tn = job.to_numpy(), rank.to_numpy(), t0.to_numpy()
 
     # t_start never goes backwards within (job, rank), across chunks too
-    back = _backwards(job.to_numpy(), rank.to_numpy(), t0.to_numpy(), st.last_t)
+    back = _backwards(jn, rn, tn, st.last_t)
     if back is not None:
         bad_idx = np.flatnonzero(back)
         if skips is None:
             i = int(bad_idx[0])
             raise _bad(
                 name,
-                int(lines[i].as_py()),
-                f"t_start not going backwards for job {job[i]} rank {rank[i]}",
+                int(lines[i]),
+                f"t_start not going backwards for job {jn[i]} rank {rn[i]}",
                 str(t0[i]),
                 kind,
                 unit,
             )
         for i in bad_idx:
-            skips.add(int(lines[int(i)].as_py()), "t_start not going backwards")
+            skips.add(int(lines[int(i)]), "t_start not going backwards")
         keepm = pa.array(~back)
         tb, job, rank, t0, t1 = (x.filter(keepm) for x in (tb, job, rank, t0, t1))
-        _backwards(job.to_numpy(), rank.to_numpy(), t0.to_numpy(), st.last_t)
-    return _normalize_tail(tb, job, rank, t0, t1, st)
+        jn, rn, tn = job.to_numpy(), rank.to_numpy(), t0.to_numpy()
+        _backwards(jn, rn, tn, st.last_t)
+    return _normalize_tail(tb, job, rank, t0, t1, jn, rn, tn, st)
 
 
 def _backwards(
@@ -225,52 +236,87 @@ def _backwards(
     k = len(uniq)
     back = np.zeros(n, dtype=bool)
     if n > 1 and not np.all(tn[1:] >= tn[:-1]):
-        order = np.argsort(codes, kind="stable")
+        # a stable sort by pair keeps each pair's rows in input order (radix sort for
+        # codes that fit 16 bits: linear in the rows)
+        small = codes.astype(np.int16) if k <= np.iinfo(np.int16).max else codes
+        order = np.argsort(small, kind="stable")
         cs, ts = codes[order], tn[order]
         back[order[1:]] = (cs[1:] == cs[:-1]) & (ts[1:] < ts[:-1])
     first = np.empty(k, dtype=np.int64)
     first[codes[::-1]] = np.arange(n - 1, -1, -1)
     last = np.empty(k, dtype=np.int64)
     last[codes] = np.arange(n)
-    for g in range(k):
-        pair = (int(uniq[g]) >> 32, int(uniq[g]) & 0xFFFFFFFF)
+    pairs = [(int(u) >> 32, int(u) & 0xFFFFFFFF) for u in uniq]
+    for g, pair in enumerate(pairs):
         prev = last_t.get(pair)
         if prev is not None and tn[first[g]] < prev:
             back[first[g]] = True
     if back.any():
         return back
-    for g in range(k):
-        last_t[(int(uniq[g]) >> 32, int(uniq[g]) & 0xFFFFFFFF)] = float(tn[last[g]])
+    for g, t in zip(pairs, tn[last].tolist(), strict=True):
+        last_t[g] = t
     return None
 
 
-def _normalize_tail(tb, job, rank, t0, t1, st: _State) -> Parsed:
+def _new_job() -> dict[str, Any]:
+    return {"t0": math.inf, "t1": -math.inf, "ranks": set(), "app": None}
+
+
+def _note_jobs(
+    st: _State, jn: np.ndarray, rn: np.ndarray, tn: np.ndarray, t1n: np.ndarray, app
+) -> None:
+    """Widen each job's time span, add its ranks and take its first application name.
+
+    A job's span is its earliest ``t_start`` and latest ``t_end`` [s]; ``app``
+    (the ``job`` column, or None) gives a job's name as its first non-NULL value.
+    """
+    if not len(jn):
+        return
+    if jn.min() == jn.max():  # one job in the chunk: no grouping
+        info = st.jobs.setdefault(int(jn[0]), _new_job())
+        info["t0"] = min(info["t0"], float(np.min(tn)))
+        info["t1"] = max(info["t1"], float(np.max(t1n)))
+        info["ranks"].update(pd.unique(rn).tolist())
+        if app is not None and info["app"] is None:
+            apps = pc.drop_null(app)
+            info["app"] = apps[0].as_py() if len(apps) else None
+        return
+    jc, juniq = pd.factorize(jn)
+    lo = np.full(len(juniq), np.inf)
+    np.minimum.at(lo, jc, tn)
+    hi = np.full(len(juniq), -np.inf)
+    np.maximum.at(hi, jc, t1n)  # NaN propagates, as np.max over the job's rows
+    infos = [st.jobs.setdefault(int(j), _new_job()) for j in juniq]
+    for info, a, b in zip(infos, lo.tolist(), hi.tolist(), strict=True):
+        info["t0"] = min(info["t0"], a)
+        info["t1"] = max(info["t1"], b)
+    pair = pd.unique(jc.astype(np.int64) * (1 << 32) + (rn.astype(np.int64) & 0xFFFFFFFF))
+    ranks = ((pair & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000  # back to signed 32 bits
+    for g, r in zip((pair >> 32).tolist(), ranks.tolist(), strict=True):
+        infos[g]["ranks"].add(r)
+    if app is not None and any(info["app"] is None for info in infos):
+        idx = np.flatnonzero(_mask_np(app.is_valid()))
+        if idx.size:
+            codes, first = np.unique(jc[idx], return_index=True)
+            names = app.take(pa.array(idx[first])).to_pylist()
+            for g, nm in zip(codes.tolist(), names, strict=True):
+                if infos[g]["app"] is None:
+                    infos[g]["app"] = nm
+
+
+def _normalize_tail(tb, job, rank, t0, t1, jn, rn, tn, st: _State) -> Parsed:
     n = tb.num_rows
     cols = tb.column_names
     # files: ids as given, or assigned per (job, path)
     if "file_id" in cols:
         fid = tb.column("file_id")
-        _note_given_files(job, fid, tb.column("path") if "path" in cols else None, st)
+        _note_given_files(jn, fid, tb.column("path") if "path" in cols else None, st)
     elif "path" in cols:
-        fid = _assign_file_ids(job, tb.column("path"), st)
+        fid = _assign_file_ids(jn, tb.column("path"), st)
     else:
         fid = pa.nulls(n, pa.int64())
-
-    # jobs: time span, ranks and app name
-    if n:
-        jn = job.to_numpy()
-        for j in np.unique(jn) if jn.min() != jn.max() else [jn[0]]:
-            sel = slice(None) if jn.min() == jn.max() else (jn == j)
-            info = st.jobs.setdefault(
-                int(j), {"t0": math.inf, "t1": -math.inf, "ranks": set(), "app": None}
-            )
-            info["t0"] = min(info["t0"], float(np.min(t0.to_numpy()[sel])))
-            info["t1"] = max(info["t1"], float(np.max(t1.to_numpy()[sel])))
-            info["ranks"].update(pd.unique(rank.to_numpy()[sel]).tolist())
-            if "job" in cols and info["app"] is None:
-                apps = pc.drop_null(tb.column("job").filter(pa.array(jn == j)))
-                info["app"] = apps[0].as_py() if len(apps) else None
-
+    t1n = tn if t1 is t0 else t1.to_numpy()
+    _note_jobs(st, jn, rn, tn, t1n, tb.column("job") if "job" in cols else None)
     ops = {
         "job_id": job,
         "rank": rank,
@@ -286,45 +332,73 @@ def _normalize_tail(tb, job, rank, t0, t1, st: _State) -> Parsed:
 
 
 def _note_given_files(
-    job: pa.ChunkedArray, fid: pa.ChunkedArray, path: pa.ChunkedArray | None, st: _State
+    jn: np.ndarray, fid: pa.ChunkedArray, path: pa.ChunkedArray | None, st: _State
 ) -> None:
-    """Remember each (job, file_id) pair first seen here, with its first path."""
-    f = fid.to_numpy(zero_copy_only=False)
-    ok = ~np.isnan(f) if f.dtype.kind == "f" else np.ones(len(f), dtype=bool)
-    idx = np.flatnonzero(ok)
+    """Remember each (job, file_id) pair first seen here, with its first row's path."""
+    idx = np.flatnonzero(_mask_np(fid.is_valid()))
     if not idx.size:
         return
-    key = job.to_numpy()[idx].astype(np.int64) * (1 << 32) + f[idx].astype(np.int64)
-    _, first = np.unique(pd.factorize(key)[0], return_index=True)
-    for i in idx[first]:
-        pair = (int(job[int(i)].as_py()), int(f[i]))
-        if pair not in st.files:
-            st.files[pair] = None if path is None else path[int(i)].as_py()
+    f = pc.fill_null(fid, 0).to_numpy()[idx]
+    jc, _ = pd.factorize(jn[idx])
+    fc, funiq = pd.factorize(f)
+    _, first = np.unique(jc.astype(np.int64) * len(funiq) + fc, return_index=True)
+    rows = idx[np.sort(first)]  # each pair's first row, in input order
+    paths = [None] * len(rows) if path is None else path.take(pa.array(rows)).to_pylist()
+    for j, fi, p in zip(
+        jn[rows].tolist(), fid.take(pa.array(rows)).to_pylist(), paths, strict=True
+    ):
+        st.files.setdefault((int(j), int(fi)), p)
 
 
-def _assign_file_ids(job: pa.ChunkedArray, path: pa.ChunkedArray, st: _State) -> pa.Array:
-    """Local file ids for (job, path) pairs, stable across chunks."""
-    enc = pc.dictionary_encode(path).combine_chunks()
-    names = enc.dictionary.to_pylist()
-    pidx = pc.fill_null(enc.indices, -1).to_numpy().astype(np.int64)
-    jn = job.to_numpy().astype(np.int64)
-    code = jn * (len(names) + 1) + (pidx + 1)
-    uniq, inverse = np.unique(code, return_inverse=True)
-    ids = np.empty(len(uniq), dtype=np.float64)
-    for k, c in enumerate(uniq):
-        j, pi = divmod(int(c), len(names) + 1)
-        if pi == 0:
-            ids[k] = np.nan
-            continue
-        p = names[pi - 1]
+def _dictionary(path: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """(distinct values, each row's index into them or -1 for NULL) of a string column.
+
+    Takes a dictionary-encoded column as it is (Parquet's own dictionary), otherwise
+    encodes it; the chunks' dictionaries are unified into one.
+    """
+    if not pa.types.is_dictionary(path.type):
+        path = pc.dictionary_encode(path)
+    if isinstance(path, pa.ChunkedArray):
+        if path.num_chunks == 0:
+            return pa.array([], pa.string()), np.empty(0, dtype=np.int64)
+        path = path.unify_dictionaries()
+        values = path.chunk(0).dictionary
+        indices = pa.chunked_array([c.indices for c in path.chunks])
+    else:
+        values, indices = path.dictionary, path.indices
+    return values, pc.fill_null(indices, -1).to_numpy().astype(np.int64)
+
+
+def _assign_file_ids(jn: np.ndarray, path: pa.ChunkedArray, st: _State) -> pa.Array:
+    """Local file ids for (job, path) pairs: 0, 1, ... in the order pairs first appear.
+
+    Numbering by first appearance in the input (and ``st`` carrying it across
+    chunks) makes the ids the same however the input is cut into chunks. A
+    NULL path has a NULL file id.
+    """
+    values, pidx = _dictionary(path)
+    nv = len(values) + 1  # pair code: job's code * nv + path index + 1 (0: NULL path)
+    if len(jn) and jn.min() == jn.max():
+        jc, juniq = np.zeros(len(jn), dtype=np.int64), jn[:1]
+    else:
+        jc, juniq = pd.factorize(jn)
+    codes, uniq = pd.factorize(jc.astype(np.int64) * nv + (pidx + 1))
+    job_of, pi = np.divmod(uniq, nv)
+    has = pi > 0
+    names = values.take(pa.array(pi[has] - 1)).to_pylist()
+    ids = np.zeros(len(uniq), dtype=np.int64)
+    at = np.flatnonzero(has)
+    for u, j, p in zip(at.tolist(), juniq[job_of[has]].tolist(), names, strict=True):
         f = st.paths.get((j, p))
         if f is None:
             f = len(st.files)
             st.paths[(j, p)] = f
             st.files[(j, f)] = p
-        ids[k] = f
-    out = ids[inverse]
-    return pa.array(out, pa.float64(), from_pandas=True).cast(pa.int64())
+        ids[u] = f
+    out = ids[codes]
+    if has.all():
+        return pa.array(out, pa.int64())
+    return pa.array(out, pa.int64(), mask=~has[codes])
 
 
 def _final(
@@ -606,30 +680,108 @@ class TraceParquetLoader:
     def parse(
         self, src: Source, *, strict: bool = True, chunk_rows: int = 1_000_000
     ) -> Iterator[Parsed]:
-        """Parse a trace Parquet file in row batches of ``chunk_rows``."""
+        """Parse a trace Parquet file in chunks of at most ``chunk_rows`` rows.
+
+        Consecutive row groups are read together (their columns decoded in
+        parallel, ``use_threads``) while they hold at most ``chunk_rows`` rows and
+        :data:`_MAX_BLOCK` bytes of column data (the footer's uncompressed
+        ``total_byte_size``); a larger row group is streamed in batches of that
+        size, so memory is bounded by a chunk whatever the file's row groups.
+        A ``path`` column is read dictionary-encoded (Parquet stores strings
+        that way, so the file's distinct paths are mapped once, not per row).
+        """
         name = source_name(src)
         kind = self.kind
         pf = open_parquet(src, kind=kind)
         names = pf.schema_arrow.names
         cols, unknown = _check_columns(list(names), name, kind)
+        pf = _with_dictionary_paths(pf, src, cols)
         skips = None if strict else SkipLog()
         st = _State()
         row = 1
-        for i in range(pf.num_row_groups):
+        for groups, batch_rows in _row_group_runs(pf.metadata, chunk_rows, _MAX_BLOCK):
             try:
-                for batch in pf.iter_batches(batch_size=chunk_rows, row_groups=[i], columns=cols):
-                    tb = pa.Table.from_batches([batch])
-                    try:
-                        tb = pa.table({c: tb.column(c).cast(COLUMN_TYPES[c]) for c in cols})
-                    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                        raise _bad(
-                            name, row, "columns of the trace layout types", str(exc), kind, "row"
-                        ) from exc
+                if batch_rows is None:
+                    tables = iter([pf.read_row_groups(groups, columns=cols, use_threads=True)])
+                else:
+                    tables = (
+                        pa.Table.from_batches([b])
+                        for b in pf.iter_batches(
+                            batch_size=batch_rows, row_groups=groups, columns=cols
+                        )
+                    )
+                for tb in tables:
+                    tb = _trace_types(tb, cols, name, row, kind)
                     yield _normalize(tb, st, row, name, kind, "row", skips)
                     row += tb.num_rows
             except (OSError, pa.ArrowInvalid) as exc:
-                raise _bad(name, row, f"readable row group {i}", str(exc), kind, "row") from exc
+                raise _bad(
+                    name, row, f"readable row group {groups[0]}", str(exc), kind, "row"
+                ) from exc
         yield _final(st, kind, cols, unknown, skips)
+
+
+def _with_dictionary_paths(pf, src: Source, cols: list[str]):
+    """``pf`` reopened to read a string ``path`` column dictionary-encoded, when it can be.
+
+    Only a plain file is reopened (with the footer already read); a buffer or
+    a compressed input keeps ``pf``, whose paths are encoded after reading.
+    """
+    if "path" not in cols or not isinstance(src, (str, os.PathLike)) or is_compressed(src):
+        return pf
+    typ = pf.schema_arrow.field("path").type
+    if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
+        return pf
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(os.fspath(src), metadata=pf.metadata, read_dictionary=["path"])
+
+
+def _row_group_runs(
+    meta, chunk_rows: int, max_bytes: int
+) -> Iterator[tuple[list[int], int | None]]:
+    """Runs of consecutive row groups to read at once, with the batch size for big ones.
+
+    Yields ``(groups, None)`` for groups read whole (together at most
+    ``chunk_rows`` rows and ``max_bytes`` of uncompressed column data [bytes]),
+    and ``([g], batch_rows)`` for a group larger than that, read in batches of
+    ``batch_rows`` rows that each fit the same bounds.
+    """
+    run: list[int] = []
+    rows = nbytes = 0
+    for g in range(meta.num_row_groups):
+        rg = meta.row_group(g)
+        n, b = rg.num_rows, max(rg.total_byte_size, 0)
+        if run and (rows + n > chunk_rows or nbytes + b > max_bytes):
+            yield run, None
+            run, rows, nbytes = [], 0, 0
+        if n > chunk_rows or b > max_bytes:
+            per_row = b / n if n else 0.0
+            fit = int(max_bytes // per_row) if per_row else chunk_rows
+            yield [g], max(1, min(chunk_rows, fit))
+            continue
+        run.append(g)
+        rows, nbytes = rows + n, nbytes + b
+    if run:
+        yield run, None
+
+
+def _trace_types(tb: pa.Table, cols: list[str], name: str, row: int, kind: str) -> pa.Table:
+    """Columns cast to :data:`COLUMN_TYPES` (a dictionary-encoded path is kept as it is)."""
+    out = {}
+    try:
+        for c in cols:
+            col = tb.column(c)
+            want = COLUMN_TYPES[c]
+            if col.type == want:
+                out[c] = col
+            elif pa.types.is_dictionary(col.type) and col.type.value_type == want:
+                out[c] = col
+            else:
+                out[c] = col.cast(want)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise _bad(name, row, "columns of the trace layout types", str(exc), kind, "row") from exc
+    return pa.table(out)
 
 
 register(TraceCsvLoader())
