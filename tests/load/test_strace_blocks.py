@@ -20,9 +20,10 @@ import pyarrow as pa
 import pytest
 
 from iochar.errors import InputError
-from iochar.load._text import open_text
+from iochar.load._text import BOM, open_text
 from iochar.load.strace import StraceLoader
 from iochar.load.strace._parser import _Parser
+from iochar.load.strace._read import plain_file
 
 try:
     from conftest import DATA_DIR
@@ -39,11 +40,19 @@ CKPT_TT = STRACE / "ckpt_tt.strace"
 CUTS = [(1, 1, 1_000_000), (3, 1, 1_000_000), (3, 300, 2), (2, 4096, 7)]
 
 
-def run(src, *, strict=True, threads=1, block_bytes=None, chunk_rows=1_000_000):
-    """(ops, files, jobs, meta, skips, number of chunks) of one parse with this cut."""
+def run(src, *, strict=True, threads=1, block_bytes=None, chunk_rows=1_000_000, plain=False):
+    """(ops, files, jobs, meta, skips, number of chunks) of one parse with this cut.
+
+    ``plain``: read the file ``src`` with ``padded_blocks`` (as the loader reads
+    a plain file) instead of ``open_text``.
+    """
     parser = _Parser("trace", strict, chunk_rows, threads=threads, block_bytes=block_bytes)
-    with open_text(src) as fh:
-        chunks = list(parser.run(fh))
+    if plain:
+        with open(src, "rb", buffering=0) as fh:
+            chunks = list(parser.run(fh, plain=True))
+    else:
+        with open_text(src) as fh:
+            chunks = list(parser.run(fh))
     tables: dict[str, list[pa.Table]] = {}
     for chunk in chunks:
         for name, table in chunk.tables.items():
@@ -85,6 +94,53 @@ def test_blocks_equal_one_block(path, cut):
     part = run(path, threads=threads, block_bytes=block_bytes, chunk_rows=chunk_rows)
     assert part[5] > whole[5] or whole[0] is None  # it really was cut
     assert_same(whole, part)
+
+
+@pytest.mark.parametrize("block_bytes", [1, 300, 1 << 20])
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.parent.name + "/" + p.name)
+def test_plain_file_reader_equals_open_text(path, block_bytes):
+    # the loader reads plain files straight into the scanner's buffers
+    assert plain_file(path) and not plain_file(path.read_bytes())
+    whole = run(path)
+    assert_same(whole, run(path, plain=True, threads=2, block_bytes=block_bytes))
+
+
+def _variants(path: Path, tmp_path: Path) -> list[Path]:
+    """``path`` with CRLF line ends; with a BOM too; and cut inside its last line."""
+    data = path.read_bytes()
+    out = []
+    for name, text in (
+        ("crlf", data.replace(b"\n", b"\r\n")),
+        ("bom-crlf", BOM + data.replace(b"\n", b"\r\n")),
+        ("bom", BOM + data),
+        ("cut", data[:-7]),
+    ):
+        f = tmp_path / f"{name}.strace"
+        f.write_bytes(text)
+        out.append(f)
+    return out
+
+
+@pytest.mark.parametrize("path", [WORKERS_O, CKPT_TT], ids=lambda p: p.name)
+def test_plain_reader_normalizes_like_open_text(path, tmp_path):
+    # open_text drops a leading BOM and reads CRLF as LF; a cut last line is
+    # an error in strict mode and kept if complete in tolerant mode
+    for variant in _variants(path, tmp_path):
+        for strict in (True, False):
+            try:
+                ref = run(variant, strict=strict)
+            except InputError as exc:
+                for block_bytes in (1, 300, None):
+                    with pytest.raises(InputError) as got:
+                        run(variant, strict=strict, plain=True, block_bytes=block_bytes)
+                    assert (got.value.line, got.value.expected) == (exc.line, exc.expected)
+                assert variant.name == "cut.strace" and strict
+                continue
+            if variant.name != "cut.strace":
+                assert_same(run(path, strict=strict), ref)
+            for block_bytes in (1, 300, None):
+                got = run(variant, strict=strict, plain=True, threads=2, block_bytes=block_bytes)
+                assert_same(ref, got)
 
 
 def test_resumed_calls_cross_blocks():

@@ -13,9 +13,39 @@ string fields become zero-copy Arrow string views, polars regexes run only on
 the argument text of the few calls that need it (paths, explicit offsets),
 and file positions come from a stable sort by (pid, fd) with forward fills
 and cumulative sums. ``benchmarks/bench_strace.py`` measures about 650,000
-lines/s on one core. Unfinished calls, fd states, the working directory and
-the clock are carried between chunks, so the result never depends on
-``chunk_rows``.
+lines/s on one core, and blocks are parsed on every core (see "Parallel
+blocks"). Unfinished calls, fd states, the working directory and the clock
+are carried between chunks, so the result never depends on ``chunk_rows``,
+the block size or the number of threads.
+
+Parallel blocks
+---------------
+Large traces are parsed on every core (issue 18, item 3): the text is cut at
+line boundaries into blocks, and each block goes through two passes.
+
+1. A **scan** that depends on nothing outside the block: every line's pid
+   prefix, time of day, kind (call, ``<unfinished ...>``, ``<... resumed>``,
+   signal, exit, bad), syscall name (numbered in order of first appearance in
+   the block), result, errno, returned ``-y`` path, first fd and its ``-y``
+   path, and where its argument text lies. Blocks are scanned on worker
+   threads, several at once (numpy releases the GIL over whole blocks).
+2. An **ordered pass**, one block at a time in input order, for everything
+   that crosses lines: the ``-tt`` clock's midnight wrap (a time of day more
+   than 12 h before the previous one is the next day), the pid of unprefixed
+   lines, per-pid time order, the calls still ``<unfinished ...>`` per pid
+   (joined with their ``<... resumed>`` line in whatever later block it is),
+   each (pid, fd)'s file and position, the working directory, the global
+   name and file ids, the job's program and counters.
+
+The scan leaves every field that depends on earlier lines unresolved and the
+ordered pass resolves them exactly as a single pass over the whole text would,
+so the rows, files, job and meta are the same for any block size and number of
+threads (``tests/load/test_strace_blocks.py`` checks every capture in
+``data/strace`` cut into one-line blocks). The format (prefixes, clock, ``-T``,
+``-y``, the first working directory and leader pid) is read from the input's
+first 64 KiB before any block is parsed. At most ``threads`` blocks are in
+flight, so memory is bounded by a few blocks (16 MiB of text each) whatever
+the input's size.
 
 Code layout
 -----------
@@ -157,16 +187,18 @@ from iochar.load import _kinds, register
 from iochar.load._base import Parsed
 from iochar.load._text import Source, open_text, source_name
 from iochar.load.strace._parser import KIND, _Parser
+from iochar.load.strace._read import plain_file
 from iochar.load.strace._syscalls import CALL_OPS, TRANSFER_OPS
 
 __all__ = ["StraceLoader", "CALL_OPS", "TRANSFER_OPS"]
 
 
 def _cores() -> int:
-    """The cores this process may run on (its CPU affinity, so ``taskset`` pins it)."""
-    count = getattr(os, "process_cpu_count", None)
-    if count is not None:
-        return count() or 1
+    """Threads for one parse: ``IOCHAR_PARSE_THREADS`` when set (an integer >= 1), else
+    the CPUs this process may run on (its affinity, so ``taskset`` pins it)."""
+    env = os.environ.get("IOCHAR_PARSE_THREADS", "").strip()
+    if env.isdigit() and int(env) >= 1:
+        return int(env)
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0)) or 1
     return os.cpu_count() or 1
@@ -221,9 +253,9 @@ class StraceLoader:
         chunk_rows : int, default 1_000_000
             Lines parsed per chunk; bounds memory. Results do not depend on it.
         threads : int, optional
-            Threads the parse may use (see "Parallel blocks"); by default the
-            cores this process may use (its CPU affinity). Results do
-            not depend on it.
+            Threads the parse may use (see "Parallel blocks"); by default
+            ``IOCHAR_PARSE_THREADS`` or the CPUs this process may run on.
+            Results do not depend on it.
 
         Yields
         ------
@@ -241,6 +273,10 @@ class StraceLoader:
         if threads is None:
             threads = _cores()
         parser = _Parser(source_name(src), strict, max(1, int(chunk_rows)), threads=threads)
+        if plain_file(src):  # read straight into the scanner's buffers
+            with open(src, "rb", buffering=0) as fh:
+                yield from parser.run(fh, plain=True)
+            return
         with open_text(src) as fh:
             yield from parser.run(fh)
 

@@ -118,20 +118,31 @@ class _Block:
     Arrow string views into the same buffer.
     """
 
-    def __init__(self, data: bytes) -> None:
-        """Copy ``data`` (whole lines) into a zero-padded buffer with uint64/uint32 views."""
-        n = len(data)
-        buf = np.zeros(n + _PAD, dtype=np.uint8)
+    def __init__(self, buf: np.ndarray, n: int) -> None:
+        """Take ``buf`` (uint8: ``n`` bytes of whole lines, then >= ``_PAD`` zero bytes).
+
+        Bytes >= 0x80 become ``?`` in place (strace escapes non-ASCII; only
+        garbage has it). Use :meth:`of_bytes` for a ``bytes`` block.
+        """
         body = buf[:n]
-        body[:] = np.frombuffer(data, dtype=np.uint8)
-        if not data.isascii():  # strace escapes non-ASCII; only garbage has it
-            body[body >= 0x80] = ord("?")
+        high = body >= 0x80
+        if high.any():
+            body[high] = ord("?")
         self.n = n
         self.buf = buf
-        self.u64 = np.ndarray(shape=(n + _PAD - 8,), dtype="<u8", buffer=buf, strides=(1,))
-        self.u32 = np.ndarray(shape=(n + _PAD - 4,), dtype="<u4", buffer=buf, strides=(1,))
+        size = n + _PAD
+        self.u64 = np.ndarray(shape=(size - 8,), dtype="<u8", buffer=buf, strides=(1,))
+        self.u32 = np.ndarray(shape=(size - 4,), dtype="<u4", buffer=buf, strides=(1,))
         self.arrow = pa.py_buffer(buf)
         self._eq: np.ndarray | None = None
+
+    @classmethod
+    def of_bytes(cls, data: bytes) -> _Block:
+        """A block of ``data`` (whole lines) copied into a zero-padded buffer."""
+        n = len(data)
+        buf = np.zeros(n + _PAD, dtype=np.uint8)
+        buf[:n] = np.frombuffer(data, dtype=np.uint8)
+        return cls(buf, n)
 
     def load(self, pos: np.ndarray) -> np.ndarray:
         """Eight bytes from each position (positions below 0 read from 0)."""

@@ -42,6 +42,7 @@ from iochar.load.strace._block import (
     _nonhex,
     _word,
 )
+from iochar.load.strace._read import padded_blocks
 from iochar.load.strace._syscalls import (
     _ARG_CALLS,
     _AT_PATH,
@@ -167,6 +168,11 @@ _W_UNAV1, _W_UNAV2 = _word(b" <unav"), _word(b"ailable>")
 _W_RESUMED, _W_PID = _word(b" resumed"), _word(b"[pid ")
 _W_DELETED = _word(b"(deleted")
 _W_MSG, _W_PROC1, _W_PROC2 = _word(b"strace: "), _word(b"[ Proces"), _word(b"s PID=")
+
+
+def _as_bytes(data: np.ndarray | bytes, n: int) -> bytes:
+    """A block's ``n`` bytes as ``bytes`` (a block read by ``padded_blocks`` is a buffer)."""
+    return data if isinstance(data, bytes) else data[:n].tobytes()
 
 
 def _src(r: dict[str, Any], rows: np.ndarray) -> np.ndarray:
@@ -989,23 +995,25 @@ class _Parser:
             self.skips.add(line, f"expected {expected}")
 
     # ------------------------------------------------------------ driver
-    def run(self, fh: BinaryIO) -> Iterator[Parsed]:
+    def run(self, fh: BinaryIO, plain: bool = False) -> Iterator[Parsed]:
         """Parse the whole input: one Parsed per batch with rows, then the final one.
 
         With ``threads`` > 1, up to ``threads - 1`` blocks are scanned on
         worker threads (numpy and Arrow release the GIL) while this thread
         reads the next block and takes the scanned ones through
         :meth:`_batch` in input order; at most ``threads`` blocks are in
-        flight, so memory stays bounded by a few blocks.
+        flight, so memory stays bounded by a few blocks. ``plain``: ``fh`` is a
+        plain file, read by :func:`~iochar.load.strace._read.padded_blocks`
+        (else ``fh`` comes from :func:`~iochar.load._text.open_text`).
         """
         workers = self.threads - 1
         pool = ThreadPoolExecutor(workers, thread_name_prefix="iochar-strace") if workers else None
         waiting: collections.deque = collections.deque()
         seen_any = False
         try:
-            for first_line, block, complete in self._blocks(fh):
+            for first_line, data, n, complete in self._blocks(fh, plain):
                 seen_any = True
-                job = self._split(block, first_line, complete)
+                job = self._split(data, n, first_line, complete)
                 if pool is None:
                     yield from self._ordered(self._scan_block(*job))
                     continue
@@ -1026,26 +1034,36 @@ class _Parser:
             self._skip_or_raise([(line, _EXPECT_TRUNC, text)])
         yield self._finish()
 
-    def _blocks(self, fh: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
-        """The input's blocks of whole lines, once the format is known.
+    def _blocks(
+        self, fh: BinaryIO, plain: bool
+    ) -> Iterator[tuple[int, np.ndarray | bytes, int, bool]]:
+        """The input's blocks of whole lines, once the format is known:
+        (first line, bytes or zero-padded uint8 buffer, length, complete).
 
         The format comes from the input's first 64 KiB however small the
         blocks are: blocks are held back until that much has been read.
         """
-        head: list[tuple[int, bytes, bool]] = []
+        if plain:
+            blocks: Iterator[tuple[int, Any, int, bool]] = padded_blocks(fh, self.block_bytes)
+        else:
+            blocks = (
+                (line, data, len(data), complete)
+                for line, data, complete in iter_line_blocks(fh, self.block_bytes)
+            )
+        head: list[tuple[int, Any, int, bool]] = []
         size = 0
-        for item in iter_line_blocks(fh, self.block_bytes):
+        for item in blocks:
             if self.fmt:
                 yield item
                 continue
             head.append(item)
-            size += len(item[1])
+            size += item[2]
             if size >= _HEAD_BYTES:
-                self._set_format(b"".join(block for _, block, _ in head))
+                self._set_format(b"".join(_as_bytes(d, n) for _, d, n, _ in head))
                 yield from head
                 head = []
         if head:  # the whole input is shorter than the head
-            self._set_format(b"".join(block for _, block, _ in head))
+            self._set_format(b"".join(_as_bytes(d, n) for _, d, n, _ in head))
             yield from head
 
     def _set_format(self, head: bytes) -> None:
@@ -1056,7 +1074,9 @@ class _Parser:
         self.fmt = fmt
         self.cwd = fmt["cwd"]  # the first working directory -y shows
 
-    def _split(self, block: bytes, first_line: int, complete: bool) -> tuple[Any, ...]:
+    def _split(
+        self, data: np.ndarray | bytes, n: int, first_line: int, complete: bool
+    ) -> tuple[Any, ...]:
         """What :meth:`_scan_block` needs of a block, in input order (on this thread).
 
         stderr captures whose lines strace's ``strace: Process N attached``
@@ -1064,20 +1084,31 @@ class _Parser:
         one block to the next; every other block is split into lines by its
         scan.
         """
-        bad = self._utf8_check(block, first_line)
-        if self.split_carry is not None or (
-            self.fmt["prefix"] != "bare" and b"strace: Process" in block
-        ):
-            before = self.messages
-            lines = self._lines_joined(block, first_line)
-            msgs, self.messages = self.messages - before, before
-            return (lines[0], lines[1:], first_line, complete, bad, msgs)
-        return (block, None, first_line, complete, bad, 0)
+        if self.split_carry is None and self.fmt["prefix"] == "bare":
+            return (data, n, None, first_line, complete, None, 0)
+        block = _as_bytes(data, n)
+        if self.split_carry is None and b"strace: Process" not in block:
+            return (data, n, None, first_line, complete, None, 0)
+        bad = self._utf8_check(block, len(block), first_line)
+        before = self.messages
+        joined, *lines = self._lines_joined(block, first_line)
+        msgs, self.messages = self.messages - before, before
+        return (joined, len(joined), tuple(lines), first_line, complete, bad, msgs)
 
-    def _utf8_check(self, block: bytes, first_line: int) -> list[tuple[int, str, object]]:
-        """The first line of ``block`` that is not UTF-8 (strict mode), as a problem."""
-        if not self.strict or block.isascii():
+    def _utf8_check(
+        self, data: np.ndarray | bytes, n: int, first_line: int
+    ) -> list[tuple[int, str, object]]:
+        """The first line of a block that is not UTF-8 (strict mode), as a problem."""
+        if not self.strict:
             return []
+        if isinstance(data, bytes):
+            if data.isascii():
+                return []
+            block = data
+        else:
+            if not (data[:n] >= 0x80).any():
+                return []
+            block = bytes(data[:n])
         try:
             block.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -1089,26 +1120,29 @@ class _Parser:
 
     def _scan_block(
         self,
-        data: bytes,
+        data: np.ndarray | bytes,
+        n: int,
         lines: tuple[np.ndarray, np.ndarray, np.ndarray] | None,
         first_line: int,
         complete: bool,
-        utf8_bad: list[tuple[int, str, object]],
+        utf8_bad: list[tuple[int, str, object]] | None,
         messages: int,
     ) -> tuple[_Block | None, list[dict[str, Any]], list, int]:
         """Scan a block's batches (:meth:`_scan`); safe on any thread, reads no carried state."""
+        if utf8_bad is None:
+            utf8_bad = self._utf8_check(data, n, first_line)
         if lines is None:
-            starts, ends, linenos = self._lines(data, first_line, complete)
+            starts, ends, linenos = self._lines(data, n, first_line, complete)
         else:
             starts, ends, linenos = lines
-        n = len(starts)
-        if n == 0:
+        count = len(starts)
+        if count == 0:
             return None, [], utf8_bad, messages
-        blk = _Block(data)
+        blk = _Block.of_bytes(data) if isinstance(data, bytes) else _Block(data, n)
         scans = []
-        for lo in range(0, n, self.chunk_rows):
-            hi = min(n, lo + self.chunk_rows)
-            last = (not complete) and hi == n
+        for lo in range(0, count, self.chunk_rows):
+            hi = min(count, lo + self.chunk_rows)
+            last = (not complete) and hi == count
             scans.append(self._scan(blk, starts[lo:hi], ends[lo:hi], linenos[lo:hi], last))
         return blk, scans, utf8_bad, messages
 
@@ -1124,17 +1158,18 @@ class _Parser:
                 yield out
 
     def _lines(
-        self, block: bytes, first_line: int, complete: bool
+        self, data: np.ndarray | bytes, n: int, first_line: int, complete: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The block's lines: (starts, ends without newline, 1-based numbers)."""
-        nl = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+        arr = np.frombuffer(data, dtype=np.uint8) if isinstance(data, bytes) else data[:n]
+        nl = np.flatnonzero(arr == 10)
         starts = np.empty(len(nl), dtype=np.int64)
         starts[:1] = 0
         starts[1:] = nl[:-1] + 1
         ends = nl.astype(np.int64)
         if not complete:
             starts = np.append(starts, nl[-1] + 1 if len(nl) else 0)
-            ends = np.append(ends, len(block))
+            ends = np.append(ends, n)
         return starts, ends, first_line + np.arange(len(starts), dtype=np.int64)
 
     def _lines_joined(
