@@ -76,6 +76,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from iochar.errors import InputError
 from iochar.load import _kinds, register
@@ -150,11 +151,12 @@ def _ffill(mask: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(mask, np.arange(len(mask)), -1))
 
 
-def _classify(lines: pl.Series) -> pl.DataFrame:
+def _classify(lines: pa.Array) -> pl.DataFrame:
     """Class and fields of each line (no newline), in the order of ``lines``.
 
     Blank lines, ``read | write`` headers and titles repeat dump after dump,
-    so the expressions run once per distinct line and the result is joined back.
+    so the expressions run once per distinct line (Arrow's hash dictionary)
+    and the results are gathered back.
 
     Returns
     -------
@@ -163,13 +165,9 @@ def _classify(lines: pl.Series) -> pl.DataFrame:
         ``title`` (of a histogram title), ``pname`` and ``pval`` (of a
         ``param=value`` line); null where they do not apply.
     """
-    distinct = lines.unique().rename("line")
-    return (
-        lines.rename("line")
-        .to_frame()
-        .join(_classify_distinct(distinct), on="line", how="left", maintain_order="left")
-        .drop("line")
-    )
+    enc = pc.dictionary_encode(lines)
+    distinct = pl.Series("line", enc.dictionary.cast(pa.large_string()))
+    return _classify_distinct(distinct).drop("line")[enc.indices.to_numpy()]
 
 
 def _classify_distinct(s: pl.Series) -> pl.DataFrame:
@@ -325,10 +323,8 @@ class _Scan:
         offs[0] = 0
         offs[1:] = nl + 1
         self.raw, self.nl, self.starts = raw, nl, offs[:-1]
-        lines = pl.from_arrow(
-            pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(raw))
-        )
-        is_bin = lines.str.contains(_RE_BIN_ROW).to_numpy()
+        lines = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(raw))
+        is_bin = pl.Series(lines).str.contains(_RE_BIN_ROW).to_numpy()
         self.bins = np.flatnonzero(is_bin)
         self.subs = np.flatnonzero(~is_bin)
         # digit runs: edges are start, end, start, end... (the block ends in '\n'); a bin
@@ -343,7 +339,7 @@ class _Scan:
         self.size = _decode(raw, edges[e0], label_end) * _MULT[buf[label_end]]
         self.read = _decode(raw, edges[e0 + 2], edges[e0 + 3])
         self.write = _decode(raw, edges[e0 + 8], edges[e0 + 9])
-        self.sub = _classify(lines.gather(self.subs).str.strip_chars_end("\r\n"))
+        self.sub = _classify(pc.utf8_rtrim(lines.take(self.subs), characters="\r\n"))
         sub_cls = self.sub["cls"].to_numpy().copy()
         sub_cls[sub_cls == BIN] = OTHER  # a bin-like row that failed the exact layout
         self.cls = np.full(n, BIN, np.int8)
@@ -855,11 +851,9 @@ def _interval_tables(st: _State, snaps: pl.DataFrame, drop: list[int]) -> Iterat
                     _per_row((ts[1:] * 1e6).round().astype(np.int64), per), pa.timestamp("us")
                 ),
                 "interval_s": pa.array(_per_row(d.interval_s, per), pa.float64()),
-                "section": _coded(sec_names, np.tile(sec_codes, n_i)),
-                "op": _coded(["read", "write"], np.tile(np.arange(2, dtype=np.int32), n_i * n_k)),
-                "size_bytes": pa.array(
-                    np.tile(np.repeat(ukey & ((1 << 48) - 1), 2), n_i), pa.int64()
-                ),
+                "section": _coded(sec_names, _tile(sec_codes, n_i)),
+                "op": _coded(["read", "write"], _tile(np.arange(2, dtype=np.int32), n_i * n_k)),
+                "size_bytes": pa.array(_tile(np.repeat(ukey & ((1 << 48) - 1), 2), n_i)),
                 "count": pa.array(dv.reshape(-1), pa.int64()),
                 "quality": _coded(list(QUALITY), _per_row(q.astype(np.int32), per)),
             }
@@ -904,6 +898,13 @@ def _coded(values: list[str], codes: np.ndarray) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(
         pa.array(codes, pa.int32()), pa.array(values, pa.string()), safe=False
     )
+
+
+def _tile(x: np.ndarray, reps: int) -> np.ndarray:
+    """``x`` end to end ``reps`` times (``np.tile`` by broadcasting: one pass, no index)."""
+    out = np.empty((reps, len(x)), x.dtype)
+    out[:] = x
+    return out.reshape(-1)
 
 
 def _per_row(x: np.ndarray, reps: int) -> np.ndarray:
