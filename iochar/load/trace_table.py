@@ -49,7 +49,6 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -220,6 +219,40 @@ def _normalize(
     return _normalize_tail(tb, job, rank, t0, t1, jn, rn, tn, st)
 
 
+def _codes(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's code, the distinct values in order of first appearance) of integers.
+
+    ``values[codes] == x``. Values within a range of about twice the rows are
+    coded by direct indexing (linear time), others by sorting.
+    """
+    n = len(x)
+    if n == 0:
+        return np.empty(0, dtype=np.intp), x[:0]
+    lo, hi = int(x.min()), int(x.max())
+    if hi - lo <= 2 * n + (1 << 16):
+        off = (x - lo).astype(np.intp)
+        first = np.full(hi - lo + 1, n, dtype=np.intp)
+        np.minimum.at(first, off, np.arange(n, dtype=np.intp))
+        seen = np.flatnonzero(first < n)
+        order = seen[np.argsort(first[seen], kind="stable")]
+        code_of = np.empty(hi - lo + 1, dtype=np.intp)
+        code_of[order] = np.arange(len(order), dtype=np.intp)
+        return code_of[off], (order + lo).astype(x.dtype)
+    uniq, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    code_of = np.empty(len(uniq), dtype=np.intp)
+    code_of[order] = np.arange(len(uniq), dtype=np.intp)
+    return code_of[inverse.ravel()], uniq[order]
+
+
+def _pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(each row's code, first and second value of each code) of the pairs (a, b)."""
+    ac, au = _codes(a)
+    bc, bu = _codes(b)
+    codes, pu = _codes(ac * max(len(bu), 1) + bc)
+    return codes, au[pu // max(len(bu), 1)], bu[pu % max(len(bu), 1)]
+
+
 def _backwards(
     jn: np.ndarray, rn: np.ndarray, tn: np.ndarray, last_t: dict[tuple[int, int], float]
 ) -> np.ndarray | None:
@@ -231,9 +264,8 @@ def _backwards(
     n = len(tn)
     if n == 0:
         return None
-    key = jn.astype(np.int64) * (1 << 32) + rn.astype(np.int64)
-    codes, uniq = pd.factorize(key)
-    k = len(uniq)
+    codes, jobs, ranks = _pair_codes(jn, rn)
+    k = len(jobs)
     back = np.zeros(n, dtype=bool)
     if n > 1 and not np.all(tn[1:] >= tn[:-1]):
         # a stable sort by pair keeps each pair's rows in input order (radix sort for
@@ -242,19 +274,19 @@ def _backwards(
         order = np.argsort(small, kind="stable")
         cs, ts = codes[order], tn[order]
         back[order[1:]] = (cs[1:] == cs[:-1]) & (ts[1:] < ts[:-1])
-    first = np.empty(k, dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)
-    last = np.empty(k, dtype=np.int64)
-    last[codes] = np.arange(n)
-    pairs = [(int(u) >> 32, int(u) & 0xFFFFFFFF) for u in uniq]
+    first = np.full(k, n, dtype=np.intp)
+    np.minimum.at(first, codes, np.arange(n, dtype=np.intp))
+    last = np.full(k, -1, dtype=np.intp)
+    np.maximum.at(last, codes, np.arange(n, dtype=np.intp))
+    pairs = list(zip(jobs.tolist(), ranks.tolist(), strict=True))
     for g, pair in enumerate(pairs):
         prev = last_t.get(pair)
         if prev is not None and tn[first[g]] < prev:
             back[first[g]] = True
     if back.any():
         return back
-    for g, t in zip(pairs, tn[last].tolist(), strict=True):
-        last_t[g] = t
+    for pair, t in zip(pairs, tn[last].tolist(), strict=True):
+        last_t[pair] = t
     return None
 
 
@@ -276,12 +308,12 @@ def _note_jobs(
         info = st.jobs.setdefault(int(jn[0]), _new_job())
         info["t0"] = min(info["t0"], float(np.min(tn)))
         info["t1"] = max(info["t1"], float(np.max(t1n)))
-        info["ranks"].update(pd.unique(rn).tolist())
+        info["ranks"].update(_codes(rn)[1].tolist())
         if app is not None and info["app"] is None:
             apps = pc.drop_null(app)
             info["app"] = apps[0].as_py() if len(apps) else None
         return
-    jc, juniq = pd.factorize(jn)
+    jc, juniq = _codes(jn)
     lo = np.full(len(juniq), np.inf)
     np.minimum.at(lo, jc, tn)
     hi = np.full(len(juniq), -np.inf)
@@ -290,9 +322,8 @@ def _note_jobs(
     for info, a, b in zip(infos, lo.tolist(), hi.tolist(), strict=True):
         info["t0"] = min(info["t0"], a)
         info["t1"] = max(info["t1"], b)
-    pair = pd.unique(jc.astype(np.int64) * (1 << 32) + (rn.astype(np.int64) & 0xFFFFFFFF))
-    ranks = ((pair & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000  # back to signed 32 bits
-    for g, r in zip((pair >> 32).tolist(), ranks.tolist(), strict=True):
+    _, pj, pr = _pair_codes(jc, rn)
+    for g, r in zip(pj.tolist(), pr.tolist(), strict=True):
         infos[g]["ranks"].add(r)
     if app is not None and any(info["app"] is None for info in infos):
         idx = np.flatnonzero(_mask_np(app.is_valid()))
@@ -341,11 +372,10 @@ def _note_given_files(
     idx = np.flatnonzero(_mask_np(fid.is_valid()))
     if not idx.size:
         return
-    f = pc.fill_null(fid, 0).to_numpy()[idx]
-    jc, _ = pd.factorize(jn[idx])
-    fc, funiq = pd.factorize(f)
-    _, first = np.unique(jc.astype(np.int64) * len(funiq) + fc, return_index=True)
-    rows = idx[np.sort(first)]  # each pair's first row, in input order
+    codes, _, _ = _pair_codes(jn[idx], pc.fill_null(fid, 0).to_numpy()[idx])
+    first = np.full(codes.max() + 1, len(idx), dtype=np.intp)
+    np.minimum.at(first, codes, np.arange(len(idx), dtype=np.intp))
+    rows = idx[first]  # each pair's first row, in input order (codes number pairs so)
     paths = [None] * len(rows) if path is None else path.take(pa.array(rows)).to_pylist()
     for j, fi, p in zip(
         jn[rows].tolist(), fid.take(pa.array(rows)).to_pylist(), paths, strict=True
@@ -381,11 +411,8 @@ def _assign_file_ids(jn: np.ndarray, path: pa.ChunkedArray, st: _State) -> pa.Ar
     """
     values, pidx = _dictionary(path)
     nv = len(values) + 1  # pair code: job's code * nv + path index + 1 (0: NULL path)
-    if len(jn) and jn.min() == jn.max():
-        jc, juniq = np.zeros(len(jn), dtype=np.int64), jn[:1]
-    else:
-        jc, juniq = pd.factorize(jn)
-    codes, uniq = pd.factorize(jc.astype(np.int64) * nv + (pidx + 1))
+    jc, juniq = _codes(jn)
+    codes, uniq = _codes(jc * nv + (pidx + 1))
     job_of, pi = np.divmod(uniq, nv)
     has = pi > 0
     names = values.take(pa.array(pi[has] - 1)).to_pylist()
