@@ -190,7 +190,7 @@ _TS_TEMPLATES: dict[str, str] = {
     "%d.%m.%Y %H:%M:%S": "DD.MM.YYYY hh:mm:ss",
 }
 _MAXINT = 12  # digits before the point decoded on the fast path
-_BLOCK_BYTES = 1 << 20  # parse block: small enough for the CPU caches [bytes]
+_BLOCK_BYTES = 1 << 21  # parse block: small enough for the CPU caches (measured best) [bytes]
 _MIN_BLOCK_BYTES = 1 << 16  # parse block for a small chunk_rows [bytes]
 _SLOW_RUN = 1024  # tokens: below this, a slice that fails to cast is decoded slowly
 #: byte -> uint16 with bit t moved to bit 2 t (token flags -> flags of tokens and gaps)
@@ -744,6 +744,7 @@ class _Pre(NamedTuple):
     mask: np.ndarray  # of bool: the tokens decoded in ``values``
     values: np.ndarray  # of float64: per token (see _Block.numbers)
     bad: np.ndarray | None  # tokens of ``mask`` that are not numbers; None: none
+    finite: bool  # every value of ``mask`` is finite
 
 
 def _headers(blk: _Block, lines: np.ndarray) -> _Headers:
@@ -780,7 +781,9 @@ def _prepare(item: tuple[Any, bool]) -> _Pre:
     if not len(buf):
         empty = _Headers(none, [], none)
         nothing = np.zeros(0, bool)
-        return _Pre(None, 0, tail, nothing, none, None, None, empty, empty, nothing, none, None)
+        return _Pre(
+            None, 0, tail, nothing, none, None, None, empty, empty, nothing, none, None, True
+        )
     blk = _Block(buf)
     cls = _classify(blk)
     n = len(cls)
@@ -810,6 +813,7 @@ def _prepare(item: tuple[Any, bool]) -> _Pre:
         mask,
         values,
         bad,
+        bool((np.isfinite(values) | ~mask).all()),
     )
 
 
@@ -838,6 +842,24 @@ class _Lines(NamedTuple):
     is_cpu: bool
 
 
+class _Lazy(NamedTuple):
+    """A values matrix not gathered yet: ``ncol`` tokens from ``tok0`` on, per line."""
+
+    values: np.ndarray  # of float64: per token of the block, correctly rounded
+    tok0: np.ndarray  # first value token of each line
+    ncol: int
+
+    def take(self, keep: np.ndarray) -> _Lazy:
+        """The lines where ``keep``."""
+        return _Lazy(self.values, self.tok0[keep], self.ncol)
+
+    def matrix(self, blk: _Block) -> np.ndarray:
+        """The (lines x ncol) values, as digit-by-digit decoding gives them."""
+        mat = self.values[self.tok0[:, None] + np.arange(self.ncol)]
+        _as_digit_by_digit(mat, self.tok0, blk)
+        return mat
+
+
 class _Group(NamedTuple):
     """Value lines of one layout and their values."""
 
@@ -845,8 +867,8 @@ class _Group(NamedTuple):
     rep: np.ndarray  # report index of each
     layout: int  # header layout id
     is_cpu: bool
-    mat: np.ndarray  # of float64: values (rows × columns)
-    ok: np.ndarray  # of bool: every value of the row is a number
+    mat: np.ndarray | _Lazy  # of float64: values (rows × columns)
+    ok: np.ndarray | None  # of bool: every value of the row is a number; None: all
 
 
 def _banner_first(blk: _Block, cls: np.ndarray, first_line: int, name: str) -> bool:
@@ -1099,18 +1121,49 @@ def _number_tokens(
     return specs, tok_mask
 
 
+def _lazy_groups(
+    blk: _Block, kinds: tuple[_Lines, _Lines], st: _State, values: np.ndarray
+) -> list[_Group]:
+    """Value lines split by layout, their matrices left to :func:`_emit_block` to gather.
+
+    For a block whose every wanted token :func:`_prepare` decoded as a finite
+    number: a kept line has exactly its layout's field count, so its values
+    are the ``ncol`` tokens from its first value token on.
+    """
+    groups = []
+    for kind in kinds:
+        layouts = st.cpu_layouts if kind.is_cpu else st.dev_layouts
+        lay_all = kind.layout
+        one = len(lay_all) and (lay_all == lay_all[0]).all()
+        for h in [int(lay_all[0])] if one else np.unique(lay_all).tolist():
+            if one:
+                lines = kind
+            else:
+                sel = lay_all == h
+                lines = _Lines(kind.rows[sel], kind.rep[sel], lay_all[sel], kind.is_cpu)
+            tok0 = blk.first_tok[lines.rows] + (not kind.is_cpu)
+            lazy = _Lazy(values, tok0, len(layouts[h]))
+            groups.append(_Group(lines.rows, lines.rep, h, kind.is_cpu, lazy, None))
+    return groups
+
+
 def _value_matrices(
-    pre: _Pre, kinds: tuple[_Lines, _Lines], st: _State, problems: list
+    pre: _Pre, kinds: tuple[_Lines, _Lines], st: _State, problems: list, uncovered: bool
 ) -> list[_Group]:
     """Decode every number of the block in one pass, then a values matrix per layout.
 
     Values are those digit-by-digit decoding gives; lines with a token that
     is not a number are noted in ``problems``. The numbers :func:`_prepare`
-    decoded are used when they cover every token wanted here and all were
-    numbers; otherwise the wanted tokens are decoded again (as a one-block
-    parse would).
+    decoded are used when they cover every token wanted here (``uncovered``:
+    the block's first line holds the values of an ``avg-cpu`` header that
+    ended the previous block, a token :func:`_prepare` could not know was a
+    number) and all were finite numbers (then the matrices are gathered later,
+    on a worker thread: :func:`_lazy_groups`); otherwise the wanted tokens are
+    decoded again, as a one-block parse would.
     """
     blk = pre.blk
+    if pre.bad is None and pre.finite and not uncovered:
+        return _lazy_groups(blk, kinds, st, pre.values)
     specs, tok_mask = _number_tokens(blk, kinds, st)
     if pre.bad is None and not (tok_mask & ~pre.mask).any():
         values, bad = pre.values, None
@@ -1263,6 +1316,7 @@ class IostatLoader:
         if not st.seen_banner and not _banner_first(blk, cls, first_line, name):
             return []
         problems: list[tuple[int, str, str | None]] = []  # (line index, expected, got)
+        uncovered = st.cpu_pending and cls[0] == _DEV  # see _value_matrices
         _mark_cpu_values(cls, st, problems)
         # Device / avg-cpu header layouts -> ids (layouts are few; lines are not)
         dev_layout = self._layouts(pre.dev_hdr, st.dev_layouts, st.header_id)
@@ -1272,7 +1326,7 @@ class IostatLoader:
         ban = _read_banners(blk, cls, st)
         reports = _reports(pre, ban, first_line, st, name, skips, problems)
         kinds = _check_value_lines(blk, cls, reports, dev_layout, cpu_layout, st, problems)
-        groups = _value_matrices(pre, kinds, st, problems)
+        groups = _value_matrices(pre, kinds, st, problems, uncovered)
         _raise_or_skip(problems, blk, first_line, name, skips)
         return self._block_jobs(blk, groups, reports, first_line, st, name, skips)
 
@@ -1290,11 +1344,14 @@ class IostatLoader:
         with an interval (device names get their codes here: the dictionary carries)."""
         out = []
         for rows, rep, h, is_cpu, mat, ok in groups:
-            keep = ok & ~np.isnan(reports.iv[rep])
+            keep = ~np.isnan(reports.iv[rep])
+            if ok is not None:
+                keep &= ok
             if not keep.any():
                 continue
             if not keep.all():
-                rows, rep, mat = rows[keep], rep[keep], mat[keep]
+                rows, rep = rows[keep], rep[keep]
+                mat = mat.take(keep) if isinstance(mat, _Lazy) else mat[keep]
             if is_cpu:
                 names = pa.DictionaryArray.from_arrays(
                     _zeros_i32(len(rows)), pa.array(["cpu"]), safe=False
@@ -1517,7 +1574,7 @@ class _Emit(NamedTuple):
     names: pa.Array  # target of each line
     ts: np.ndarray  # of int64: interval end of each line [us]
     iv: np.ndarray  # of float64: interval of each line [s]
-    mat: np.ndarray  # of float64: the values as printed (lines x columns)
+    mat: np.ndarray | _Lazy  # of float64: the values as printed (lines x columns)
     metrics: list[str]
     picks: list[tuple[int, tuple[float, bool] | None]]
     rows: np.ndarray  # line index of each (in the block)
@@ -1535,7 +1592,8 @@ def _emit_block(jobs: list[_Emit]) -> pa.Table | None:
     """
     out = []
     for j in jobs:
-        table = _counters_table(j.names, j.ts, j.iv, j.mat, j.metrics, j.picks)
+        mat = j.mat.matrix(j.blk) if isinstance(j.mat, _Lazy) else j.mat
+        table = _counters_table(j.names, j.ts, j.iv, mat, j.metrics, j.picks)
         bad = implausible(table.column("value").to_numpy())
         if bad.any():  # rows are metric-major: row k is line rows[k % len(rows)]
             if j.strict:
