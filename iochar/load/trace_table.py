@@ -109,6 +109,8 @@ _FIRST_BLOCK = 8 << 20  # bytes
 #: (828 MiB with 512 MiB blocks), same speed; closing the database afterwards (DuckDB's
 #: checkpoint of the load's rows) still rises to ~950 MiB (bench_trace_csv.py --rss).
 _MAX_BLOCK = 16 << 20
+#: Least CSV text parsed at once [bytes] (a block always ends at a line end).
+_MIN_BLOCK = 1 << 12
 
 
 class _State:
@@ -546,7 +548,7 @@ class TraceCsvLoader:
         read_opts = pacsv.ReadOptions(column_names=names, use_threads=True)
         st = _State()
         # the first block is small; later ones are sized to hold about chunk_rows rows
-        sizing = {"next": min(_FIRST_BLOCK, max(1 << 12, chunk_rows * 16))}
+        sizing = {"next": min(_FIRST_BLOCK, max(_MIN_BLOCK, chunk_rows * 16))}
         line = 2  # the header is line 1
         for block, complete in mmap_blocks(path, len(header), sizing):
             nbytes = block.size
@@ -567,7 +569,7 @@ class TraceCsvLoader:
             yield _normalize(tb, st, line, name, kind, "line", skips)
             line += tb.num_rows
             per_row = max(1.0, nbytes / max(tb.num_rows, 1))
-            sizing["next"] = int(min(_MAX_BLOCK, max(1 << 12, chunk_rows * per_row)))
+            sizing["next"] = int(min(_MAX_BLOCK, max(_MIN_BLOCK, chunk_rows * per_row)))
         yield _final(st, kind, cols, unknown, skips)
 
 
