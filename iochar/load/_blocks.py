@@ -3,8 +3,8 @@
 Two helpers shared by the block parsers of ``iostat`` and ``brw_stats``:
 
 - :func:`line_blocks` reads an input as blocks of whole lines. A plain
-  (uncompressed) file is mapped and its blocks are views of the mapping
-  (:func:`iochar.load._text.mmap_blocks`: no read copy, no CRLF pass, no line
+  (uncompressed) file is mapped and its blocks are views of the mapping (as
+  :func:`iochar.load._text.mmap_blocks`: no read copy, no CRLF pass, no line
   count); anything else (compressed, a buffer, a file object, a file that
   starts with a BOM or has CRLF line ends in its first 64 KiB) is read through
   :func:`iochar.load._text.open_text`, which normalizes it, as before.
@@ -25,18 +25,25 @@ parses in the calling thread, as on one core).
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from iochar.load._text import BOM, Source, is_compressed, mmap_blocks, open_text
+from iochar.load._text import BOM, Source, is_compressed, open_text
 
-__all__ = ["line_blocks", "ordered_map", "parse_threads"]
+__all__ = ["blocks_in_flight", "line_blocks", "ordered_map", "parse_threads"]
 
+_END = object()  # no more items
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+#: Most parse threads for one input: each block in flight holds about ten times its
+#: size in arrays, and the stage that runs in order bounds the gain anyway.
+MAX_THREADS = 4
 
 
 def parse_threads() -> int:
@@ -47,14 +54,16 @@ def parse_threads() -> int:
     int
         ``IOCHAR_PARSE_THREADS`` when set to an integer >= 1, else the CPUs
         this process may run on (``os.sched_getaffinity``; ``os.cpu_count``
-        where that is missing).
+        where that is missing), at most :data:`MAX_THREADS`.
     """
     env = os.environ.get("IOCHAR_PARSE_THREADS", "").strip()
     if env.isdigit() and int(env) >= 1:
         return int(env)
     if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return os.cpu_count() or 1
+        cpus = len(os.sched_getaffinity(0))
+    else:
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_THREADS))
 
 
 def _plain_path(src: Source) -> bool:
@@ -119,8 +128,46 @@ def _stream_blocks(fh, block_bytes: int) -> Iterator[tuple[bytes, bool]]:
         pos = end
 
 
+def _mapped_blocks(path: str, block_bytes: int, lag: int) -> Iterator[tuple[Any, bool]]:
+    """Zero-copy blocks of whole lines of a file, cut as ``mmap_blocks`` cuts them.
+
+    As :func:`iochar.load._text.mmap_blocks`, but a block's pages leave the
+    resident set (``madvise(MADV_DONTNEED)``: read again from the page cache
+    if touched) only ``lag`` blocks later, when the threads that parse blocks
+    ahead are done with it; dropping them as soon as the next block is handed
+    out would make a worker fault them in again, and keep them.
+    """
+    import pyarrow as pa
+
+    size = os.path.getsize(path)
+    if size == 0:
+        return
+    with open(path, "rb") as fh:
+        # not closed explicitly: Arrow buffers may still view it; freed with them
+        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    can_drop = hasattr(mm, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+    page = mmap.PAGESIZE
+    ends: deque[int] = deque()  # ends of the blocks handed out, pages not yet dropped
+    pos = dropped = 0
+    while pos < size:
+        end = mm.rfind(b"\n", pos, min(pos + block_bytes, size)) + 1
+        if end <= pos:  # a line longer than a block, or the unterminated last line
+            nxt = mm.find(b"\n", pos)
+            end = size if nxt < 0 else nxt + 1
+        yield pa.py_buffer(memoryview(mm)[pos:end]), mm[end - 1 : end] == b"\n"
+        ends.append(end)
+        if len(ends) > lag:
+            upto = (ends.popleft() // page) * page
+            if can_drop and upto > dropped:
+                mm.madvise(mmap.MADV_DONTNEED, dropped, upto - dropped)
+                dropped = upto
+        pos = end
+
+
 @contextlib.contextmanager
-def line_blocks(src: Source, block_bytes: int) -> Iterator[Iterator[tuple[Any, bool]]]:
+def line_blocks(
+    src: Source, block_bytes: int, lag: int = 1
+) -> Iterator[Iterator[tuple[Any, bool]]]:
     """Blocks of whole lines of ``src``, each with whether it ends in a newline.
 
     Parameters
@@ -130,19 +177,30 @@ def line_blocks(src: Source, block_bytes: int) -> Iterator[Iterator[tuple[Any, b
     block_bytes : int
         About this many bytes per block (a block holds whole lines, and at
         least one). [bytes]
+    lag : int, default 1
+        Blocks handed out before a mapped block's pages are dropped from the
+        resident set: more than the blocks a caller may still be reading
+        (:func:`ordered_map` keeps ``threads + 1`` in flight per stage).
 
     Yields
     ------
     iterator of (buffer, bool)
         Blocks in order: ``bytes`` or a read-only ``pyarrow.Buffer`` over a
         file mapping (both expose the buffer protocol), and False only for a
-        last block whose last line has no newline.
+        last block whose last line has no newline. The same content gives the
+        same blocks either way.
     """
     if _plain_path(src):
-        yield mmap_blocks(os.fspath(src), 0, {"next": block_bytes})
+        yield _mapped_blocks(os.fspath(src), block_bytes, lag)
         return
     with open_text(src) as fh:
         yield _stream_blocks(fh, block_bytes)
+
+
+def blocks_in_flight(threads: int, stages: int = 1) -> int:
+    """Blocks a parse on ``threads`` threads with ``stages`` :func:`ordered_map` stages may
+    still read after handing them out (the ``lag`` for :func:`line_blocks`)."""
+    return 1 if threads <= 1 else stages * (threads + 1) + 1
 
 
 def ordered_map(
@@ -150,12 +208,13 @@ def ordered_map(
 ) -> Iterator[R]:
     """``map(fn, items)`` computed on ``threads`` threads, results in input order.
 
-    At most ``ahead`` items (default ``2 * threads``) are in flight, so memory
+    At most ``ahead`` items (default ``threads + 1``) are in flight, so memory
     stays a few blocks whatever the input's size. An exception raised by
     ``fn`` is raised when its item's turn comes, and one raised while taking
     the next item from ``items`` after every earlier item is delivered, so
     the first error of an input (in input order) is the one reported. With
-    one thread, ``fn`` runs in the calling thread.
+    one thread, or a single item, ``fn`` runs in the calling thread (no pool
+    is started for a small input).
 
     Parameters
     ----------
@@ -173,15 +232,28 @@ def ordered_map(
     object
         ``fn(item)`` for each item, in order.
     """
-    if threads <= 1:
-        for item in items:
-            yield fn(item)
+    it = iter(items)
+    first = next(it, _END)
+    if first is _END:
         return
-    ahead = ahead or 2 * threads
+    if threads > 1:
+        try:
+            second = next(it, _END)
+        except BaseException:
+            yield fn(first)  # the earlier item's result (or error) comes first
+            raise
+    if threads <= 1 or second is _END:  # one thread, or a single item: no pool
+        yield fn(first)
+        if threads <= 1:
+            for item in it:
+                yield fn(item)
+        return
+    ahead = ahead or threads + 1
     pool = ThreadPoolExecutor(threads, thread_name_prefix="iochar-parse")
     pending: deque = deque()
     try:
-        it = iter(items)
+        pending.append(pool.submit(fn, first))
+        pending.append(pool.submit(fn, second))
         while True:
             try:
                 item = next(it)

@@ -81,7 +81,7 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._blocks import line_blocks, ordered_map, parse_threads
+from iochar.load._blocks import blocks_in_flight, line_blocks, ordered_map, parse_threads
 from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
 from iochar.load._text import Source, source_name
 
@@ -654,8 +654,9 @@ class BrwStatsLoader:
         st = _State(_default_target(name))
         skips = SkipLog()
         first = 1
-        with line_blocks(src, _BLOCK_BYTES) as blocks:
-            for sc in ordered_map(_scan_block, blocks, parse_threads()):
+        threads = parse_threads()
+        with line_blocks(src, _BLOCK_BYTES, blocks_in_flight(threads)) as blocks:
+            for sc in ordered_map(_scan_block, blocks, threads):
                 if sc.tail is not None:  # the input's last line has no newline
                     last = first + sc.nlines
                     if strict:

@@ -91,7 +91,7 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._blocks import line_blocks, ordered_map, parse_threads
+from iochar.load._blocks import blocks_in_flight, line_blocks, ordered_map, parse_threads
 from iochar.load._counters import EXPECT_AMOUNT, flag_implausible, implausible
 from iochar.load._text import Source, source_name
 
@@ -1230,7 +1230,8 @@ class IostatLoader:
         name = source_name(src)
         # parse in cache-sized blocks; yield about chunk_rows rows at a time
         block_bytes = int(min(_BLOCK_BYTES, max(_MIN_BLOCK_BYTES, chunk_rows * 16)))
-        with line_blocks(src, block_bytes) as blocks:
+        threads = parse_threads()
+        with line_blocks(src, block_bytes, blocks_in_flight(threads, 2)) as blocks:
             seen = []  # blocks read while looking for the first byte that is not white space
             first = None
             for item in blocks:
@@ -1245,7 +1246,7 @@ class IostatLoader:
                 yield from self._parse_json(raw, name, strict)
                 return
             yield from self._parse_text(
-                itertools.chain(seen, blocks), name, strict, chunk_rows, parse_threads()
+                itertools.chain(seen, blocks), name, strict, chunk_rows, threads
             )
 
     # -- text --------------------------------------------------------------------------
