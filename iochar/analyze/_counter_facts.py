@@ -97,6 +97,10 @@ def _spread(nbytes, first, last, lo, hi) -> np.ndarray:
 def counter_facts(store, jobs: pd.DataFrame, edge: float) -> pd.DataFrame:
     """The per-file facts of ``jobs`` from their Darshan counters.
 
+    Computed once per store state and arguments (:func:`iochar.analyze._reuse.reuse`):
+    :func:`iochar.analyze.classify.classify` and
+    :func:`iochar.analyze.context.job_context` ask for the same facts of a job.
+
     Parameters
     ----------
     store : iochar.Store
@@ -116,6 +120,15 @@ def counter_facts(store, jobs: pd.DataFrame, edge: float) -> pd.DataFrame:
         ``POSIX_RW_SWITCHES``), ``mmaps`` (``POSIX_MMAPS``), ``shared``
         (a record over all ranks) and ``nranks``.
     """
+    from iochar.analyze._reuse import reuse
+
+    ids = tuple(int(j) for j in jobs["job_id"])
+    spans = tuple(None if s != s else float(s) for s in jobs["span_s"].astype("float64"))
+    key = (ids, spans, float(edge))
+    return reuse(store, "counter_facts", key, lambda: _facts(store, jobs, edge)).copy()
+
+
+def _facts(store, jobs: pd.DataFrame, edge: float) -> pd.DataFrame:
     ids = [int(j) for j in jobs["job_id"]]
     df = store.sql(_SQL, params={"jobs": ids}).df()
     span = jobs.set_index("job_id")["span_s"].astype("float64")

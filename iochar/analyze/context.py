@@ -383,8 +383,11 @@ class _Pieces:
     sql: str | None = None
 
 
-def _pieces(store, jobs: pd.DataFrame, *, layouts: bool) -> _Pieces:
-    """The reads and writes of ``jobs`` (``job_id``, ``runtime_s``) as time pieces."""
+def _pieces(store, jobs: pd.DataFrame, *, layouts: bool | Mapping[int, pd.DataFrame]) -> _Pieces:
+    """The reads and writes of ``jobs`` (``job_id``, ``runtime_s``) as time pieces.
+
+    ``layouts``: split them by OST (:func:`_by_ost`); a mapping gives jobs' layouts
+    already read (:func:`_layouts`), the others are read."""
     from iochar.analyze._counter_facts import counter_facts
     from iochar.analyze._sql import LAYER_OPS
 
@@ -444,16 +447,19 @@ def _pieces(store, jobs: pd.DataFrame, *, layouts: bool) -> _Pieces:
         frame = pd.DataFrame(columns=cols)
     frame = frame.astype({"a": "float64", "b": "float64", "bytes": "float64"})
     frame["ost"] = -1
-    if layouts and len(frame):
-        frame = _by_ost(store, frame)
+    if layouts is not False and len(frame):
+        frame = _by_ost(store, frame, layouts if isinstance(layouts, Mapping) else {})
     return _Pieces(frame, basis, join_sql(_HAS_OPS_SQL, ops_sql))
 
 
-def _by_ost(store, frame: pd.DataFrame) -> pd.DataFrame:
-    """Pieces of files with a Lustre layout split into one piece per OST."""
+def _by_ost(store, frame: pd.DataFrame, known: Mapping[int, pd.DataFrame]) -> pd.DataFrame:
+    """Pieces of files with a Lustre layout split into one piece per OST (``known``:
+    layouts already read, by job)."""
     out = [frame[frame["file_id"].isna()]]
     for jid, g in frame[frame["file_id"].notna()].groupby("job_id", sort=False):
-        lay = _layouts(store, int(jid))
+        lay = known.get(int(jid))
+        if lay is None:
+            lay = _layouts(store, int(jid))
         has = g["file_id"].astype("int64").isin(lay["file_id"].unique())
         out.append(g[~has])
         if has.any():
@@ -597,7 +603,7 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
         ranges[c] = pd.to_datetime(ranges[c])
     jobs = pd.DataFrame({"job_id": [w.job_id], "runtime_s": [w.runtime_s]})
     lay = _layouts(store, w.job_id)
-    pieces = _pieces(store, jobs, layouts=not lay.empty)
+    pieces = _pieces(store, jobs, layouts={w.job_id: lay} if len(lay) else False)
     osts = sorted({int(o) for o in lay["ost"]})  # the OSTs the job's files name
     m = _Match(w, "", "", ranges=ranges, osts=osts, pieces=pieces)
     m.sql = [_JOB_SQL, _RANGES_SQL, pieces.sql or ""]

@@ -196,31 +196,18 @@ WHERE list_contains($files, file_id) AND bytes_written > 0
 """
 
 
-#: The last :func:`checkpoint_bursts` result: (weak reference to the store, key, result).
-#: CKPT-INTERVAL-1 and CKPT-OVERHEAD-1 run one after the other on the same bursts.
-_LAST: list = [None, None, None]
-
-_FINGERPRINT_SQL = """
-SELECT (SELECT count(*) FROM sources), (SELECT max(source_id) FROM sources),
-       (SELECT count(*) FROM ops), (SELECT count(*) FROM file_stats)
-"""
-
-
 def _bursts_once(store, job_id: int | None, burst_gap: float) -> Table:
-    """:func:`checkpoint_bursts`, reused while the store holds the same inputs (the
-    fingerprint: its sources, ops and file_stats rows) and is the same object."""
-    import weakref
+    """:func:`checkpoint_bursts`, reused while the store holds the same inputs
+    (:func:`iochar.analyze._reuse.reuse`): CKPT-INTERVAL-1 and CKPT-OVERHEAD-1 run one
+    after the other on the same bursts."""
+    from iochar.analyze._reuse import reuse
 
-    key = (job_id, burst_gap, store.sql(_FINGERPRINT_SQL).fetchall()[0])
-    ref, last_key, last = _LAST
-    if ref is not None and ref() is store and last_key == key:
-        return last
-    got = checkpoint_bursts(store, job_id=job_id, burst_gap=burst_gap)
-    try:
-        _LAST[:] = [weakref.ref(store), key, got]
-    except TypeError:  # a store object without weak references: no reuse
-        _LAST[:] = [None, None, None]
-    return got
+    return reuse(
+        store,
+        "checkpoint_bursts",
+        (job_id, burst_gap),
+        lambda: checkpoint_bursts(store, job_id=job_id, burst_gap=burst_gap),
+    )
 
 
 def checkpoint_bursts(store, *, job_id: int | None = None, burst_gap: float = 0.01) -> Table:
