@@ -39,8 +39,9 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188)
 #: From here on the series to x^-9 is exact to under 1e-16 relative (Cephes' ``lgam``).
 _STIRLING_FROM = 13.0
-#: Arrays up to this size go element by element through the C library's lgamma.
-_SMALL = 32
+#: Arrays up to this size go element by element through the C library's lgamma (faster
+#: than the vectorized series below about 100 elements).
+_SMALL = 64
 
 
 def _lgamma_or_pole(v: float) -> float:
@@ -84,7 +85,12 @@ def gammaln(x: Any) -> Any:
     if a.ndim == 0:
         return _lgamma_or_pole(float(a))
     if a.size <= _SMALL:
-        return _LGAMMA(a).astype(np.float64)
+        values = a.ravel().tolist()
+        try:
+            got = [math.lgamma(v) for v in values]
+        except ValueError:  # a pole
+            got = [_lgamma_or_pole(v) for v in values]
+        return np.array(got, dtype=np.float64).reshape(a.shape)
     with np.errstate(over="ignore", invalid="ignore"):
         out = _stirling(np.maximum(a, _STIRLING_FROM))
     other = ~(a >= _STIRLING_FROM) | np.isinf(a)

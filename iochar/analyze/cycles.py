@@ -570,9 +570,8 @@ def _renyi(z: Any, neff: Any, q: float) -> np.ndarray:
     c = np.maximum(np.asarray(z, dtype=float), 0.0) / -math.log1p(-q)
     n = np.asarray(neff, dtype=float)
     k = np.maximum(q * (n + 1.0), 1.0)
-    n, k, c = np.broadcast_arrays(n, k, c)
-    g = gammaln(np.stack((n + 1.0, n - k + 1.0, n + 1.0 + c, n - k + 1.0 + c)))
-    return np.exp(g[0] - g[1] - g[2] + g[3])
+    a, b = n + 1.0, n - k + 1.0
+    return np.exp(gammaln(a) - gammaln(b) - gammaln(a + c) + gammaln(b + c))
 
 
 def _pval(z: Any, neff: Any, dense: Any = False) -> np.ndarray:
