@@ -37,7 +37,7 @@ CKPT_TT = STRACE / "ckpt_tt.strace"
 
 # (threads, block_bytes, chunk_rows): one line per block; a few lines per block
 # with batches inside blocks; blocks of a few KiB
-CUTS = [(1, 1, 1_000_000), (3, 1, 1_000_000), (3, 300, 2), (2, 4096, 7)]
+CUTS = [(3, 1, 1_000_000), (1, 300, 2), (2, 4096, 7)]
 
 
 def run(src, *, strict=True, threads=1, block_bytes=None, chunk_rows=1_000_000, plain=False):
@@ -96,7 +96,7 @@ def test_blocks_equal_one_block(path, cut):
     assert_same(whole, part)
 
 
-@pytest.mark.parametrize("block_bytes", [1, 300, 1 << 20])
+@pytest.mark.parametrize("block_bytes", [1, 4096])
 @pytest.mark.parametrize("path", CAPTURES, ids=lambda p: p.parent.name + "/" + p.name)
 def test_plain_file_reader_equals_open_text(path, block_bytes):
     # the loader reads plain files straight into the scanner's buffers
@@ -130,7 +130,7 @@ def test_plain_reader_normalizes_like_open_text(path, tmp_path):
             try:
                 ref = run(variant, strict=strict)
             except InputError as exc:
-                for block_bytes in (1, 300, None):
+                for block_bytes in (1, None):
                     with pytest.raises(InputError) as got:
                         run(variant, strict=strict, plain=True, block_bytes=block_bytes)
                     assert (got.value.line, got.value.expected) == (exc.line, exc.expected)
@@ -138,7 +138,7 @@ def test_plain_reader_normalizes_like_open_text(path, tmp_path):
                 continue
             if variant.name != "cut.strace":
                 assert_same(run(path, strict=strict), ref)
-            for block_bytes in (1, 300, None):
+            for block_bytes in (1, None):
                 got = run(variant, strict=strict, plain=True, threads=2, block_bytes=block_bytes)
                 assert_same(ref, got)
 

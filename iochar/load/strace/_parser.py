@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import codecs
 import collections
-import datetime as _dt
 import functools
 import posixpath
 import re
@@ -185,9 +184,24 @@ def _src(r: dict[str, Any], rows: np.ndarray) -> np.ndarray:
     return rows if src is None else src[rows]
 
 
-def _nullable(values: np.ndarray, valid: np.ndarray) -> pa.Array:
-    """An Arrow array of ``values``, NULL where not ``valid``."""
-    return pa.array(values, mask=~valid)
+def _nullable(values: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """An Arrow array of the numbers ``values`` (no copy), NULL where not ``valid``.
+
+    Built from buffers: ``pa.array`` on numpy input imports pandas (about
+    0.3 s, once per process), which the parse has no use for.
+    """
+    values = np.ascontiguousarray(values)
+    validity = None
+    if valid is not None and not valid.all():
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(values.dtype), values.size, [validity, pa.py_buffer(values)]
+    )
+
+
+def _strings(values: list[str | None]) -> pa.Array:
+    """An Arrow string array of ``values`` (through polars; see :func:`_nullable`)."""
+    return pl.Series(values, dtype=pl.String).to_arrow().cast(pa.string())
 
 
 def _unescape(text: str) -> str:
@@ -331,17 +345,19 @@ def _local_names(
     for k in range(0, min(int(ln.max()), 64), 8):
         w = blk.load(st + k) & _low_mask(ln - k)
         h = (h ^ w) * _U64(0x100000001B3)
-    from pandas import factorize
-
-    codes, _ = factorize(h)
-    first = np.flatnonzero(np.diff(np.maximum.accumulate(codes), prepend=-1) > 0)
+    # number the hashes in order of first appearance (a hash table, in polars)
+    hs = pl.Series(h)
+    first = np.sort(hs.arg_unique().to_numpy())
+    codes = hs.replace_strict(
+        hs.gather(first), pl.int_range(0, first.size, eager=True), return_dtype=pl.Int32
+    ).to_numpy()
     names = [blk.text(st[i], st[i] + ln[i]) for i in first]
     valid = np.array([_NAME_RE.match(nm) is not None for nm in names] + [False])
     none = (-1, 0, 0, 0, 0)
     attrs = [_name_attrs(nm) if v else none for nm, v in zip(names, valid[:-1], strict=True)]
     shape = np.array([a[1] for a in attrs] + [0], dtype=np.int8)
     flags = np.array([a[3] for a in attrs] + [0], dtype=np.int16)
-    codes = codes.astype(np.int32)
+    codes = codes.astype(np.int32)  # writable
     codes[~valid[codes]] = -1
     loc[ci] = codes
     kind[ci[codes < 0]] = _BAD
@@ -914,6 +930,8 @@ class _Parser:
         self.strict = strict
         self.chunk_rows = chunk_rows
         self.threads = max(1, int(threads))
+        # scanning threads: every thread but the one running the ordered pass
+        self.workers = self.threads - 1
         self.block_bytes = int(
             block_bytes
             if block_bytes is not None
@@ -1006,7 +1024,7 @@ class _Parser:
         plain file, read by :func:`~iochar.load.strace._read.padded_blocks`
         (else ``fh`` comes from :func:`~iochar.load._text.open_text`).
         """
-        workers = self.threads - 1
+        workers = self.workers
         pool = ThreadPoolExecutor(workers, thread_name_prefix="iochar-strace") if workers else None
         waiting: collections.deque = collections.deque()
         seen_any = False
@@ -1827,20 +1845,20 @@ class _Parser:
         dur = r["dur"][io]
         return pa.table(
             {
-                "job_id": pa.array(np.zeros(io.size, dtype=np.int64)),
-                "rank": pa.array(r["pid"][io].astype(np.int32)),
+                "job_id": _nullable(np.zeros(io.size, dtype=np.int64)),
+                "rank": _nullable(r["pid"][io].astype(np.int32)),
                 "file_id": _nullable(fid[io], fid_ok[io]),
                 "op": pa.DictionaryArray.from_arrays(
-                    pa.array(opc[io].astype(np.int8)), pa.array(OPS)
+                    _nullable(opc[io].astype(np.int8)), _strings(list(OPS))
                 ).cast(pa.string()),
                 "offset": _nullable(offset[io], offset_ok[io]),
                 "size": _nullable(ret[io], (rw & ok)[io]),
-                "t_start": pa.array(t_start),
-                "t_end": pa.array(t_start + np.where(np.isnan(dur), 0.0, dur)),
+                "t_start": _nullable(t_start),
+                "t_end": _nullable(t_start + np.where(np.isnan(dur), 0.0, dur)),
                 "call": pa.DictionaryArray.from_arrays(
-                    pa.array(gid[io]), pa.array(self.names)
+                    _nullable(gid[io]), _strings(self.names)
                 ).cast(pa.string()),
-                "error": r["err"].cast(pa.string()).take(pa.array(_src(r, io))),
+                "error": r["err"].cast(pa.string()).take(_nullable(_src(r, io))),
             }
         )
 
@@ -1850,9 +1868,9 @@ class _Parser:
         self.new_files = []
         return pa.table(
             {
-                "job_id": pa.array(np.zeros(len(fids), dtype=np.int64)),
-                "file_id": pa.array(fids, pa.int64()),
-                "path": pa.array(paths, pa.string()),
+                "job_id": _nullable(np.zeros(len(fids), dtype=np.int64)),
+                "file_id": _nullable(np.array(fids, dtype=np.int64)),
+                "path": _strings(list(paths)),
             }
         )
 
@@ -2149,26 +2167,33 @@ class _Parser:
         prog = argv = None
         if self.exe is not None:
             prog, argv = _split_exe(self.exe[1] or "")
-        start_ts = end_ts = None
+        start_us = end_us = None  # [us since 1970-01-01 UTC]
         runtime = None
         if self.t0 is not None and self.t_max is not None:
             runtime = (self.t_max - self.t0) / 1e9
             if self.fmt.get("clock") == "-ttt":
-                epoch = _dt.datetime(1970, 1, 1)
-                start_ts = epoch + _dt.timedelta(microseconds=self.t0 // 1000)
-                end_ts = epoch + _dt.timedelta(microseconds=self.t_max // 1000)
+                start_us, end_us = self.t0 // 1000, self.t_max // 1000
         known_pid = self.fmt.get("prefix") != "none" or self.fmt.get("leader") is not None
         job_key = str(self.first_pid) if known_pid and self.first_pid is not None else None
+        nprocs = len(self.pid_max)
+
+        def one(value: Any, dtype: str) -> pa.Array:
+            """A one-row array of ``value`` (NULL for None)."""
+            return _nullable(
+                np.array([0 if value is None else value], dtype=dtype),
+                np.array([value is not None]),
+            )
+
         return pa.table(
             {
-                "job_id": pa.array([0], pa.int64()),
-                "job_key": pa.array([job_key], pa.string()),
-                "app": pa.array([posixpath.basename(prog) if prog else None], pa.string()),
-                "exe": pa.array([argv], pa.string()),
-                "nprocs": pa.array([len(self.pid_max) or None], pa.int32()),
-                "start_ts": pa.array([start_ts], pa.timestamp("us")),
-                "end_ts": pa.array([end_ts], pa.timestamp("us")),
-                "runtime_s": pa.array([runtime], pa.float64()),
+                "job_id": one(0, "int64"),
+                "job_key": _strings([job_key]),
+                "app": _strings([posixpath.basename(prog) if prog else None]),
+                "exe": _strings([argv]),
+                "nprocs": one(nprocs or None, "int32"),
+                "start_ts": one(start_us, "datetime64[us]"),
+                "end_ts": one(end_us, "datetime64[us]"),
+                "runtime_s": one(runtime, "float64"),
             }
         )
 

@@ -41,20 +41,6 @@ def plain_file(src: Source) -> bool:
         return False
 
 
-def _last_newline(buf: np.ndarray, end: int) -> int:
-    """Index of the last newline in ``buf[:end]``; -1 when there is none."""
-    width = 1 << 16
-    hi = end
-    while hi > 0:
-        lo = max(0, hi - width)
-        nl = np.flatnonzero(buf[lo:hi] == 10)
-        if nl.size:
-            return lo + int(nl[-1])
-        hi = lo
-        width *= 4
-    return -1
-
-
 def padded_blocks(fh: BinaryIO, block_bytes: int) -> Iterator[tuple[int, np.ndarray, int, bool]]:
     """Blocks of whole lines of a plain file, each in its own zero-padded buffer.
 
@@ -87,34 +73,36 @@ def padded_blocks(fh: BinaryIO, block_bytes: int) -> Iterator[tuple[int, np.ndar
         carry = b""
     while True:
         c = len(carry)
-        buf = np.empty(c + block_bytes + _PAD, dtype=np.uint8)
-        buf[:c] = np.frombuffer(carry, dtype=np.uint8)
-        view = memoryview(buf)
+        raw = bytearray(c + block_bytes + _PAD)  # zero-filled: the pad after the block
+        raw[:c] = carry
+        view = memoryview(raw)
         end = c
         while end < c + block_bytes:
             got = fh.readinto(view[end : c + block_bytes])
             if not got:
                 break
             end += got
+        del view
         eof = end < c + block_bytes
-        cut = _last_newline(buf, end) if not eof else end - 1
         if eof and end == 0:
             return
+        cut = raw.rfind(b"\n", 0, end) if not eof else end - 1
         if not eof and cut < c:  # no newline in the block: read on
-            carry = bytes(buf[:end])
+            carry = bytes(raw[:end])
             block_bytes *= 2
             continue
         n = cut + 1 if not eof else end
-        carry = bytes(buf[n:end])
-        complete = not eof or buf[n - 1] == 10
-        if (buf[:n] == 13).any():  # CRLF as LF, as open_text reads it
-            text = bytes(buf[:n]).replace(b"\r\n", b"\n")
+        carry = bytes(raw[n:end])
+        complete = not eof or raw[n - 1] == 10
+        if raw.find(b"\r", 0, n) >= 0:  # CRLF as LF, as open_text reads it
+            text = bytes(raw[:n]).replace(b"\r\n", b"\n")
             n = len(text)
-            buf = np.zeros(n + _PAD, dtype=np.uint8)
-            buf[:n] = np.frombuffer(text, dtype=np.uint8)
+            raw = bytearray(n + _PAD)
+            raw[:n] = text
         else:
-            buf[n:] = 0  # the pad (and what the next block re-reads from the carry)
+            raw[n:end] = bytes(end - n)  # the pad: what the next block re-reads from the carry
+        buf = np.frombuffer(raw, dtype=np.uint8)
         yield line, buf, n, bool(complete)
-        line += int(np.count_nonzero(buf[:n] == 10))
+        line += raw.count(b"\n", 0, n)
         if eof:
             return
