@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from iochar.analyze._query import query
+
 __all__ = ["counter_facts", "COUNTER_PREFIX"]
 
 #: Counter name prefix of each module (``POSIX_BYTES_READ``, ``MPIIO_RW_SWITCHES``...).
@@ -130,7 +132,7 @@ def counter_facts(store, jobs: pd.DataFrame, edge: float) -> pd.DataFrame:
 
 def _facts(store, jobs: pd.DataFrame, edge: float) -> pd.DataFrame:
     ids = [int(j) for j in jobs["job_id"]]
-    df = store.sql(_SQL, params={"jobs": ids}).df()
+    df = query(store, _SQL, params={"jobs": ids}).df()
     span = jobs.set_index("job_id")["span_s"].astype("float64")
     df["span_s"] = span.reindex(df["job_id"]).to_numpy()
     ext = df["ext_known"].astype("float64")

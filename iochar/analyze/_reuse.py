@@ -21,6 +21,8 @@ import weakref
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
+from iochar.analyze._query import query
+
 __all__ = ["fingerprint", "reuse"]
 
 T = TypeVar("T")
@@ -37,7 +39,7 @@ _LAST: dict[str, tuple] = {}
 
 def fingerprint(store) -> tuple:
     """The store's state as :func:`reuse` keys it (see the module description)."""
-    return tuple(store.sql(_FINGERPRINT_SQL).fetchall()[0])
+    return tuple(query(store, _FINGERPRINT_SQL).fetchall()[0])
 
 
 def reuse(store, name: str, args: Hashable, compute: Callable[[], T]) -> T:

@@ -110,6 +110,7 @@ import pandas as pd
 from iochar._units import fmt_bytes
 from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._counter_facts import COUNTER_PREFIX, counter_facts
+from iochar.analyze._query import query
 from iochar.analyze._sql import LAYER_OPS, SPAN_GRID
 from iochar.analyze.characterize import job_span, span_bins
 from iochar.analyze.fileio import FileIO, check_params, file_io
@@ -340,8 +341,8 @@ def classify(
             parts.append(counter_facts(store, want, edge))
         parts = [p for p in parts if len(p)]
         f = pd.concat(parts, ignore_index=True) if parts else f.iloc[0:0]
-        mapped = store.sql(_MMAP_SQL, params={"job_id": job_id}).df()
-        readers = store.sql(_READERS_SQL, params={"job_id": job_id}).df()
+        mapped = query(store, _MMAP_SQL, params={"job_id": job_id}).df()
+        readers = query(store, _READERS_SQL, params={"job_id": job_id}).df()
     f = f[f["file_id"].notna()].copy()
     f = f[~not_a_file(f["path"])]
     if f.empty:
@@ -483,7 +484,7 @@ class _WriterRanks:
     def one_save_each(self, w: pd.DataFrame, burst: np.ndarray) -> bool:
         job = int(w["job_id"].iloc[0])
         ids = [int(x) for x in w["file_id"]]
-        got = self.store.sql(_RANKS_SQL, params={"job_id": job, "files": ids}).df()
+        got = query(self.store, _RANKS_SQL, params={"job_id": job, "files": ids}).df()
         got = got.drop_duplicates("file_id").set_index("file_id")
         if len(got) < len(ids) or not got["mpi"].all():
             return False
@@ -785,7 +786,7 @@ def class_rate(store, *, job_id: int, bin_s: float = 1.0, **rules) -> pd.DataFra
             "lo": lo,
             "hi": hi,
         }
-        df = store.sql(_CLASS_RATE_SQL, params=params).df()
+        df = query(store, _CLASS_RATE_SQL, params=params).df()
         return Table(df, params={**params, **rules}, sql=_CLASS_RATE_SQL)
     finally:
         store.con.unregister("classes")

@@ -107,6 +107,7 @@ import numpy as np
 import pandas as pd
 
 from iochar._validation import check_int
+from iochar.analyze._query import query
 from iochar.errors import ParameterError
 from iochar.result import Table, join_sql
 
@@ -213,7 +214,7 @@ def job_window(store, job_id: int) -> dict[str, Any]:
 
 def _window(store, job_id, caller: str) -> _Window:
     job_id = check_int(job_id, "job_id", caller, "an int")
-    df = store.sql(_JOB_SQL, params={"job": int(job_id)}).df()
+    df = query(store, _JOB_SQL, params={"job": int(job_id)}).df()
     if df.empty:
         raise ParameterError("job_id", caller, "the id of a job in the database", job_id)
     r = df.iloc[0]
@@ -291,7 +292,7 @@ def _layouts(store, job_id: int) -> pd.DataFrame:
     stripe's position, 0-based) and ``ost`` (its OST index).
     """
     cols = ["file_id", "comp", "e0", "e1", "size", "count", "k", "ost"]
-    df = store.sql(_LAYOUT_SQL, params={"job": int(job_id)}).df()
+    df = query(store, _LAYOUT_SQL, params={"job": int(job_id)}).df()
     df = df[df["file_id"].notna()]
     if df.empty:
         return pd.DataFrame(columns=cols)
@@ -395,11 +396,11 @@ def _pieces(store, jobs: pd.DataFrame, *, layouts: bool | Mapping[int, pd.DataFr
     cols = ["job_id", "file_id", "a", "b", "bytes", "op", "lo", "hi"]
     if not ids:
         return _Pieces(pd.DataFrame(columns=[*cols, "ost"]))
-    traced = {int(j) for (j,) in store.sql(_HAS_OPS_SQL, params={"jobs": ids}).fetchall()}
+    traced = {int(j) for (j,) in query(store, _HAS_OPS_SQL, params={"jobs": ids}).fetchall()}
     parts, basis = [], {}
     ops_sql = _OPS_SQL.format(layer=LAYER_OPS)
     if traced:
-        o = store.sql(ops_sql, params={"jobs": sorted(traced)}).df()
+        o = query(store, ops_sql, params={"jobs": sorted(traced)}).df()
         off = o["offset"].astype("float64")
         parts.append(
             pd.DataFrame(
@@ -517,8 +518,8 @@ def _mounts(store, source_id: int | None) -> list[tuple[str, str]]:
     """The job's mount table ([path, type] pairs from a Darshan log's meta), longest first."""
     if source_id is None:
         return []
-    row = store.sql(
-        "SELECT meta FROM sources WHERE source_id = $s", params={"s": int(source_id)}
+    row = query(
+        store, "SELECT meta FROM sources WHERE source_id = $s", params={"s": int(source_id)}
     ).fetchall()
     if not row or not row[0][0]:
         return []
@@ -548,7 +549,8 @@ def _mount_kinds(store, w: _Window) -> tuple[set[str], set[str]]:
     mounts = _mounts(store, w.source_id)
     if not mounts:
         return set(), set()
-    paths = store.sql(
+    paths = query(
+        store,
         "SELECT DISTINCT path FROM files WHERE job_id = $j AND path LIKE '/%'",
         params={"j": w.job_id},
     ).df()["path"]
@@ -598,7 +600,7 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
 
     w = _window(store, job_id, caller)
     kinds = blockdev.check_devices(devices, caller, targets_named=False)
-    ranges = store.sql(_RANGES_SQL, params={"section": DISK_IO_SIZE}).df()
+    ranges = query(store, _RANGES_SQL, params={"section": DISK_IO_SIZE}).df()
     for c in ("record_start", "record_end"):
         ranges[c] = pd.to_datetime(ranges[c])
     jobs = pd.DataFrame({"job_id": [w.job_id], "runtime_s": [w.runtime_s]})
@@ -645,7 +647,7 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
         )
         return m
     srcs = [int(s) for s in over["source_id"].unique()]
-    tg = store.sql(_TARGETS_SQL, params={"sources": srcs, "section": DISK_IO_SIZE}).df()
+    tg = query(store, _TARGETS_SQL, params={"sources": srcs, "section": DISK_IO_SIZE}).df()
     keep = []
     for _sid, g in tg.groupby("source_id", sort=True):
         sel = set(blockdev.select_targets(list(g["target"]), kinds))
@@ -733,13 +735,14 @@ def _samples(store, sel: pd.DataFrame, model, optimal_bytes, m: _Match) -> pd.Da
 
     srcs = sorted({int(s) for s in sel["source_id"]})
     names = sorted(set(sel["target"]))
-    c = store.sql(_SAMPLES_SQL, params={"sources": srcs, "targets": names}).df()
+    c = query(store, _SAMPLES_SQL, params={"sources": srcs, "targets": names}).df()
     c = c.merge(sel[["source_id", "target"]], on=["source_id", "target"])
     c["basis"] = "counters"
     m.sql.append(_SAMPLES_SQL)
     parts = [c]
     fs = None
-    if store.sql(
+    if query(
+        store,
         "SELECT count(*) FROM size_hist WHERE section = $s AND list_contains($t, target)",
         params={"s": fsu.DISK_IO_SIZE, "t": names},
     ).fetchall()[0][0]:
@@ -759,7 +762,8 @@ def _samples(store, sel: pd.DataFrame, model, optimal_bytes, m: _Match) -> pd.Da
                 basis="brw_stats",
             )
             # the brw_stats input of each target
-            src = store.sql(
+            src = query(
+                store,
                 "SELECT DISTINCT coalesce(source_id, -1) AS source_id, target, ts FROM size_hist "
                 "WHERE section = $s "
                 "AND list_contains($t, target)",
@@ -978,7 +982,7 @@ def _rows(store, m: _Match, busy_fraction: float, peak_bps) -> pd.DataFrame:
     t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
     s = s.assign(bytes=s["read_bytes"] + s["write_bytes"])
     s["bps"] = s["bytes"] / s["interval_s"]
-    srcmeta = store.sql("SELECT source_id, kind, uri FROM sources").df().set_index("source_id")
+    srcmeta = query(store, "SELECT source_id, kind, uri FROM sources").df().set_index("source_id")
     fsu_all = m.evidence.get("_fsu")
     pieces = m.pieces.frame
     targets_per_input = s.groupby("source_id")["target"].nunique()
@@ -1123,7 +1127,7 @@ def concurrent_jobs(store, job_id: int, *, system_bytes: float | None = None) ->
         return Table(pd.DataFrame(columns=cols), params=params,
                      evidence={"reason": "the job has no start date (jobs.start_ts)"})  # fmt: skip
     t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
-    o = store.sql(_OTHERS_SQL, params={"job": w.job_id, "t0": t0, "t1": t1}).df()
+    o = query(store, _OTHERS_SQL, params={"job": w.job_id, "t0": t0, "t1": t1}).df()
     if o.empty:
         return Table(pd.DataFrame(columns=cols), params=params, sql=_OTHERS_SQL,
                      evidence={"window_start": t0, "window_end": w.end, "jobs": 0})  # fmt: skip
@@ -1232,7 +1236,7 @@ def load_series(
     agg["job_bps"] = agg["job_bytes"] / agg["interval_s"]
     agg["job_all_bytes"] = _job_bytes_in(pieces, w, agg["start"], agg["ts"])
     agg["job_all_bps"] = agg["job_all_bytes"] / agg["interval_s"]
-    names = store.sql("SELECT source_id, uri FROM sources").df().set_index("source_id")["uri"]
+    names = query(store, "SELECT source_id, uri FROM sources").df().set_index("source_id")["uri"]
     agg["input"] = [str(names.get(i, "")).rsplit("/", 1)[-1] for i in agg["source_id"]]
     return Table(agg[cols], evidence=ev, params={"job_id": w.job_id, "margin_s": margin},
                  sql=join_sql(*m.sql))  # fmt: skip
@@ -1362,7 +1366,7 @@ def pick_job(store, job_id: int | None = None) -> int | None:
         "SELECT job_id FROM jobs WHERE start_ts IS NOT NULL ORDER BY job_id LIMIT 1",
         "SELECT job_id FROM jobs ORDER BY job_id LIMIT 1",
     ):
-        got = store.sql(sql).fetchall()
+        got = query(store, sql).fetchall()
         if got:
             return int(got[0][0])
     return None

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from iochar._validation import check_int, check_real
+from iochar.analyze._query import query
 from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.result import Result
 
@@ -341,11 +342,11 @@ def file_io(
         ``job_id``, ``edge`` or ``burst_gap_s`` out of range.
     """
     job_id, edge, burst_gap_s = check_params(job_id, edge, burst_gap_s, "file_io")
-    jobs = store.sql(_JOBS_SQL, params={"job_id": job_id}).df()
+    jobs = query(store, _JOBS_SQL, params={"job_id": job_id}).df()
     rt = jobs["runtime_s"].astype("float64")
     unknown = jobs.loc[~(rt >= 0), "job_id"].astype("int64").tolist()
     last = (
-        store.sql(_LAST_T_SQL, params={"jobs": unknown}).df().set_index("job_id")["last_t"]
+        query(store, _LAST_T_SQL, params={"jobs": unknown}).df().set_index("job_id")["last_t"]
         if unknown
         else pd.Series(dtype="float64")
     )
@@ -361,7 +362,7 @@ def file_io(
     scale = np.where(span > 0, nb / np.where(span > 0, span, 1.0), 0.0)
     params = _job_lists(jobs["job_id"].to_numpy(dtype=np.int64), scale=scale)
     params.update(nb=nb, head_u=edge * nb, tail_u=(1 - edge) * nb)
-    ops = store.sql(_FILE_OPS_SQL, params=params).df()
+    ops = query(store, _FILE_OPS_SQL, params=params).df()
     # a job with no positive span: every op starts at or after its end (the tail)
     flat = ops["job_id"].isin(jobs.loc[~(span > 0), "job_id"])
     if flat.any():
@@ -384,7 +385,7 @@ def file_io(
 
     no_ops = sorted(set(jobs["job_id"]) - set(ops["job_id"]))
     stats = (
-        store.sql(_STATS_SQL, params={"jobs": [int(j) for j in no_ops]}).df()
+        query(store, _STATS_SQL, params={"jobs": [int(j) for j in no_ops]}).df()
         if no_ops
         else pd.DataFrame()
     )

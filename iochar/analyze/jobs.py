@@ -102,6 +102,7 @@ import numpy as np
 import pandas as pd
 
 from iochar._validation import check_choice, check_int
+from iochar.analyze._query import query
 from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.errors import ParameterError
 from iochar.result import Result, Table, join_sql
@@ -532,7 +533,7 @@ def job_metrics(
     """
     caller = "job_metrics"
     _check_common(caller, job_id, basis, modules, procs_per_node, alignment_bytes)
-    jobs = store.sql(_JOBS_SQL, params={"job_id": None if job_id is None else int(job_id)}).df()
+    jobs = query(store, _JOBS_SQL, params={"job_id": None if job_id is None else int(job_id)}).df()
     ran = [_JOBS_SQL]
     if basis == "auto":
         use = np.where(jobs["has_counters"], "counters", np.where(jobs["has_ops"], "ops", "none"))
@@ -545,14 +546,16 @@ def job_metrics(
     oj = jobs.loc[jobs["basis"] == "ops", "job_id"].astype("int64").tolist()
     parts = []
     if cj:
-        fb = [int(r[0]) for r in store.sql(_FALLBACK_SQL, params={"jobs": cj}).fetchall()]
+        fb = [int(r[0]) for r in query(store, _FALLBACK_SQL, params={"jobs": cj}).fetchall()]
         mods = None if modules is None else [str(m) for m in modules]
         # module_counters is read only when a shared record lacks its slowest-rank time
         sql = _COUNTERS_SQL if fb else _COUNTERS_SQL.replace(_OPENED, _NOT_OPENED)
-        parts.append(store.sql(sql, params={"jobs": cj, "modules": mods, "fallback_jobs": fb}).df())
+        parts.append(
+            query(store, sql, params={"jobs": cj, "modules": mods, "fallback_jobs": fb}).df()
+        )
         ran += [_FALLBACK_SQL, sql]
     if oj:
-        ops = store.sql(_JOB_OPS_SQL, params={"jobs": oj, "align": int(alignment_bytes)}).df()
+        ops = query(store, _JOB_OPS_SQL, params={"jobs": oj, "align": int(alignment_bytes)}).df()
         ran.append(_JOB_OPS_SQL)
         ops["stdio"] = ops["hdf5"] = ops["pnetcdf"] = False
         ops["shared_io_s"] = np.nan
@@ -762,12 +765,12 @@ def _notes(df, out, measured, is_o, procs_per_node, nfall) -> np.ndarray:
 def _sizes(store, cj: list[int], oj: list[int]) -> pd.DataFrame:
     parts = []
     if cj:
-        c = store.sql(_COUNTER_SIZES_SQL, params={"jobs": cj}).df()
+        c = query(store, _COUNTER_SIZES_SQL, params={"jobs": cj}).df()
         lows = np.array([lo for _, lo, _ in SIZE_BINS])
         c["bin"] = np.searchsorted(lows, c["bin_lo"].to_numpy(), side="right") - 1
         parts.append(c.drop(columns="bin_lo"))
     if oj:
-        parts.append(store.sql(_OPS_SIZES_SQL, params={"jobs": oj}).df())
+        parts.append(query(store, _OPS_SIZES_SQL, params={"jobs": oj}).df())
     cols = ["job_id", "op", "bin", "bin_lo", "bin_hi", "count", "pct", "module"]
     if not parts:
         return pd.DataFrame({c: [] for c in cols})
@@ -1390,7 +1393,7 @@ def io_cost(store, *, job_id: int | None = None) -> Table:
     """
     check_int(job_id, "job_id", "io_cost", "None or an int", none=True)
     params = {"modules": list(_COST_MODULES), "job_id": None if job_id is None else int(job_id)}
-    df = store.sql(_COST_SQL, params=params).df()
+    df = query(store, _COST_SQL, params=params).df()
     df["io_s"] = df["read_s"] + df["write_s"] + df["meta_s"]
     n = pd.to_numeric(df["nprocs"], errors="coerce").astype("float64")
     n = n.where(n > 0)
@@ -1491,7 +1494,7 @@ def volume_by_mount(store) -> Table:
         ``files_read``, ``files_written`` (job x file pairs that moved bytes),
         ``bytes_read`` and ``bytes_written`` [bytes].
     """
-    df = store.sql(_MOUNT_SQL).df()
+    df = query(store, _MOUNT_SQL).df()
     return Table(
         df,
         sql=_MOUNT_SQL,

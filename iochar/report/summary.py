@@ -96,6 +96,7 @@ import numpy as np
 import pandas as pd
 
 from iochar._units import fmt_bytes
+from iochar.analyze._query import query
 from iochar.errors import IocharError
 from iochar.result import Result
 
@@ -353,10 +354,10 @@ _TOTAL_KEYS = (
 
 def _interfaces(store, jobs: list[int], nprocs: dict[int, float], runtime: dict) -> pd.DataFrame:
     """Long form: (job, interface, op) with bytes, calls, time and share of process time."""
-    wide = store.sql(_COUNTER_IF_SQL, params={"jobs": jobs}).df()
+    wide = query(store, _COUNTER_IF_SQL, params={"jobs": jobs}).df()
     rest = sorted(set(jobs) - set(wide["job_id"].astype(int)))
     if rest:
-        ops = store.sql(_OPS_IF_SQL, params={"jobs": rest}).df()
+        ops = query(store, _OPS_IF_SQL, params={"jobs": rest}).df()
         if len(ops):
             wide = pd.concat([w for w in (wide, ops) if len(w)], ignore_index=True)
     cols = ["job_id", "interface", "op", "bytes", "calls", "time_s", "process_time_pct"]
@@ -451,7 +452,8 @@ def _cycles(store, job_id: int, data_ops: int, has_any_ops: bool) -> dict[str, A
     width = float(found.dt_s) if _finite(found.dt_s) else float("nan")
     span = n * width if n > 3 and _finite(width) else float("nan")
     if not _finite(span):  # job_cycles gives a 3-bin stand-in for a job under 3 bins
-        row = store.sql(
+        row = query(
+            store,
             "SELECT greatest(max(t_end), max(runtime_s)) FROM ops JOIN jobs USING (job_id) "
             "WHERE job_id = $j",
             params={"j": job_id},
@@ -629,7 +631,7 @@ def summarize(
     from iochar.analyze.insights._shared import classified
 
     if job_ids is None:
-        ids = [int(r[0]) for r in store.sql("SELECT job_id FROM jobs ORDER BY 1").fetchall()]
+        ids = [int(r[0]) for r in query(store, "SELECT job_id FROM jobs ORDER BY 1").fetchall()]
     else:
         ids = sorted({int(j) for j in job_ids})
     if not ids:
@@ -647,7 +649,7 @@ def summarize(
         seconds[stage] = seconds.get(stage, 0.0) + now - t0
         t0 = now
 
-    facts = store.sql(_FACTS_SQL, params={"jobs": ids}).df()
+    facts = query(store, _FACTS_SQL, params={"jobs": ids}).df()
     nprocs = dict(zip(facts["job_id"], pd.to_numeric(facts["nprocs"]), strict=True))
     runtime = dict(zip(facts["job_id"], pd.to_numeric(facts["runtime_s"]), strict=True))
     iface = _interfaces(store, ids, nprocs, runtime)
@@ -662,7 +664,7 @@ def summarize(
     not_checked: dict[int, int] = {}
     for nc in found.evidence["not_checked"]:
         not_checked[int(nc["job_id"])] = not_checked.get(int(nc["job_id"]), 0) + 1
-    opsn = dict(store.sql(_HAS_OPS_SQL, params={"jobs": ids}).fetchall())
+    opsn = dict(query(store, _HAS_OPS_SQL, params={"jobs": ids}).fetchall())
     cyc = {j: _cycles(store, j, int(opsn.get(j, 0)), j in opsn) for j in ids}
     lap("cycles")
     system = {j: _system(store, j) for j in ids}
@@ -866,7 +868,8 @@ def summarize_paths(
             raise IocharError("no input loaded: " + "; ".join(str(r.error) for r in results))
         ids = [
             int(r[0])
-            for r in store.sql(
+            for r in query(
+                store,
                 "SELECT job_id FROM jobs WHERE list_contains($s, source_id) ORDER BY 1",
                 params={"s": sources},
             ).fetchall()

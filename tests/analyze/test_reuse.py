@@ -80,3 +80,21 @@ def test_fingerprint_follows_loads():
         one = _reuse.fingerprint(db)
         assert one != empty and one[0] == 1
         assert one[3] == db.sql("SELECT count(*) FROM file_stats").fetchall()[0][0]
+
+
+def test_query_gives_what_store_sql_gives():
+    from iochar.analyze._query import query
+
+    with iochar.connect(":memory:") as db:
+        db.load(GOODOST)
+        sql = (
+            "SELECT job_id, file_id, module, rank, bytes_read, bytes_written FROM file_stats "
+            "WHERE job_id = $j ORDER BY file_id, module, rank"
+        )
+        want = db.sql(sql, {"j": 0}).df()
+        got = query(db, sql, {"j": 0}).df()
+        assert len(got) > 0
+        pd.testing.assert_frame_equal(got, want)
+        res = query(db, sql, {"j": 0})
+        assert [d[0] for d in res.description] == list(want.columns)
+        assert res.fetchall() == db.sql(sql, {"j": 0}).fetchall()

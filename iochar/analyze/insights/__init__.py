@@ -40,6 +40,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from iochar.analyze._query import query
 from iochar.analyze.insights._rule import SEVERITIES, TOPICS, Param, Rule
 from iochar.analyze.insights.rules import RULES as _SQL_RULES
 from iochar.analyze.insights.rules_efficiency import RULES as _EFFICIENCY_RULES
@@ -113,8 +114,9 @@ def _evidence(
     """
     if rule.compute is None:
         binds = {"job_id": job_id, **{k: v for k, v in values.items() if f"${k}" in rule.sql}}
-        rel = store.sql(rule.sql, binds)
-        return list(rel.columns), rel.fetchall(), rule.sql.strip(), {}
+        res = query(store, rule.sql, binds)
+        names = [d[0] for d in res.description]
+        return names, res.fetchall(), rule.sql.strip(), {}
     from iochar.result import evidence_of
 
     frame = rule.compute(store, job_id, dict(values))
@@ -178,7 +180,8 @@ def run(
         raise ParameterError("job_id", _CALLER, "an integer or None", job_id)
     jobs = [
         r[0]
-        for r in store.sql(
+        for r in query(
+            store,
             "SELECT job_id FROM jobs WHERE ($job_id IS NULL OR job_id = $job_id) ORDER BY job_id",
             {"job_id": job_id},
         ).fetchall()

@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from iochar.analyze._query import query
 from iochar.analyze.insights._rule import Param, Rule
 from iochar.load.capacity import LEVELS
 from iochar.result import Table
@@ -49,11 +50,12 @@ _COLS = [
 def _efficiency_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
     from iochar.analyze import capacity, efficiency
 
-    jobs = store.sql(
+    jobs = query(
+        store,
         "SELECT job_id FROM jobs WHERE ($job_id IS NULL OR job_id = $job_id) ORDER BY 1",
         {"job_id": job_id},
     ).df()["job_id"]
-    n_cap = store.sql("SELECT count(*) FROM capacity").fetchall()[0][0]
+    n_cap = query(store, "SELECT count(*) FROM capacity").fetchall()[0][0]
     if not n_cap:
         need = "a capacity table: iochar calibrate DIR --levels ... --db DB, or --from fio/IOR"
         return Table(pd.DataFrame(columns=_COLS), evidence={"needs": {int(j): need for j in jobs}})

@@ -100,6 +100,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iochar.analyze._query import query
 from iochar.analyze.insights._rule import Param, Rule
 from iochar.result import Table
 
@@ -354,7 +355,8 @@ def staging_io(store, *, job_id: int | None = None, cache_bytes: float = 16 * 2*
     from iochar.result import join_sql
 
     labels = classified(store, job_id=job_id)
-    jobs = store.sql(
+    jobs = query(
+        store,
         "SELECT job_id, runtime_s FROM jobs WHERE ($job_id IS NULL OR job_id = $job_id) "
         "ORDER BY job_id",
         {"job_id": job_id},
@@ -374,7 +376,7 @@ def staging_io(store, *, job_id: int | None = None, cache_bytes: float = 16 * 2*
     for mask, q in ((traced, ops_sql), (~traced, _COUNTER_FACTS_SQL)):
         ids = sorted({int(j) for j in labels.loc[mask, "job_id"]})
         if ids:
-            parts.append(store.sql(q, {"jobs": ids}).df())
+            parts.append(query(store, q, {"jobs": ids}).df())
     facts = pd.concat([p for p in parts if len(p)], ignore_index=True) if parts else None
     f = labels[["job_id", "file_id", "class", "bytes_read", "bytes_written", "extent_bytes"]]
     f = f.astype({"job_id": "int64", "file_id": "int64"})
@@ -510,7 +512,7 @@ def staging_cache_sim(
     counts: dict[int, int] = {}
     q = _SIM_OPS_SQL.format(ops=OPS_SQL)  # constants only
     if ids:
-        counts = {int(j): int(n) for j, n in store.sql(q, {"job_ids": ids}).fetchall()}
+        counts = {int(j): int(n) for j, n in query(store, q, {"job_ids": ids}).fetchall()}
     out, ran = [], False
     for r in rows.itertuples(index=False):
         jid = int(r.job_id)

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from iochar.analyze._query import query
 from iochar.analyze.insights._rule import Param, Rule
 from iochar.result import Table
 
@@ -166,7 +167,8 @@ def daly_interval(cost_s: float, mtbf_s: float) -> float:
 
 
 def _jobs(store, job_id: int | None) -> pd.DataFrame:
-    return store.sql(
+    return query(
+        store,
         "SELECT job_id, start_ts, end_ts, runtime_s FROM jobs "
         "WHERE ($job_id IS NULL OR job_id = $job_id) ORDER BY job_id",
         {"job_id": job_id},
@@ -245,10 +247,12 @@ def checkpoint_bursts(store, *, job_id: int | None = None, burst_gap: float = 0.
     series = ck[(ck["basis"] != "ops") & ck["series"].notna()]
     parts = []
     if len(traced):
-        parts.append(store.sql(_CKPT_OPS_SQL, {"files": [int(f) for f in traced["file_id"]]}).df())
+        parts.append(
+            query(store, _CKPT_OPS_SQL, {"files": [int(f) for f in traced["file_id"]]}).df()
+        )
     if len(series):
         files = [int(f) for f in series["file_id"]]
-        parts.append(store.sql(_CKPT_COUNTERS_SQL, {"files": files}).df())
+        parts.append(query(store, _CKPT_COUNTERS_SQL, {"files": files}).df())
     calls = pd.concat([p for p in parts if len(p)], ignore_index=True) if parts else None
     rows: list[dict[str, Any]] = []
     needs: dict[int, str] = {}
@@ -455,7 +459,7 @@ def _variance_rows(store, job_id: int | None, values: dict[str, float]) -> Table
 
     want = _jobs(store, job_id)["job_id"].astype("int64").tolist()
     rows: list[dict[str, Any]] = []
-    if store.sql("SELECT count(*) FROM jobs").fetchall()[0][0] < 3:  # no group possible
+    if query(store, "SELECT count(*) FROM jobs").fetchall()[0][0] < 3:  # no group possible
         needs = {int(j): _GROUP_NEEDS for j in want}
         return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs})
     metrics = job_metrics(store)
@@ -566,8 +570,8 @@ def _fsu_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
     needs = {int(j): _NO_DATE for j in jobs.loc[jobs["start_ts"].isna(), "job_id"]}
     dated = jobs[jobs["start_ts"].notna()]
     rows: list[dict[str, Any]] = []
-    has = store.sql(
-        "SELECT count(*) FROM size_hist WHERE section = $s", {"s": DISK_IO_SIZE}
+    has = query(
+        store, "SELECT count(*) FROM size_hist WHERE section = $s", {"s": DISK_IO_SIZE}
     ).fetchall()[0][0]
     if not has:
         for j in dated["job_id"]:
@@ -671,13 +675,14 @@ def _collide_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
     needs = {int(j): _NO_DATE for j in jobs.loc[jobs["start_ts"].isna(), "job_id"]}
     dated = jobs[jobs["start_ts"].notna()]
     rows: list[dict[str, Any]] = []
-    spans = store.sql(
+    spans = query(
+        store,
         "SELECT source_id, min(ts - to_microseconds(CAST(interval_s * 1e6 AS BIGINT))) AS t0, "
         "max(ts) AS t1 FROM counters WHERE metric IN ('read_bytes', 'write_bytes') "
-        "GROUP BY source_id ORDER BY source_id"
+        "GROUP BY source_id ORDER BY source_id",
     ).df()
     sql = _JOB_IO_SQL.format(layer=LAYER_OPS)
-    ops = store.sql(sql, {"jobs": [int(j) for j in dated["job_id"]]}).df()
+    ops = query(store, sql, {"jobs": [int(j) for j in dated["job_id"]]}).df()
     phases: dict[int, pd.DataFrame] = {}
     for jid, t0, _t1, rt in dated.itertuples(index=False, name=None):
         jid = int(jid)
