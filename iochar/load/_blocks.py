@@ -204,7 +204,11 @@ def blocks_in_flight(threads: int, stages: int = 1) -> int:
 
 
 def ordered_map(
-    fn: Callable[[T], R], items: Iterable[T], threads: int, ahead: int | None = None
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    threads: int,
+    ahead: int | None = None,
+    pool: ThreadPoolExecutor | None = None,
 ) -> Iterator[R]:
     """``map(fn, items)`` computed on ``threads`` threads, results in input order.
 
@@ -226,6 +230,9 @@ def ordered_map(
         Worker threads (1: no pool).
     ahead : int, optional
         Items submitted before the first result is taken.
+    pool : concurrent.futures.ThreadPoolExecutor, optional
+        Run on this pool (of ``threads`` threads; the caller shuts it down),
+        e.g. one shared by the stages of a parse, rather than a pool of its own.
 
     Yields
     ------
@@ -249,7 +256,9 @@ def ordered_map(
                 yield fn(item)
         return
     ahead = ahead or threads + 1
-    pool = ThreadPoolExecutor(threads, thread_name_prefix="iochar-parse")
+    own = pool is None
+    if own:
+        pool = ThreadPoolExecutor(threads, thread_name_prefix="iochar-parse")
     pending: deque = deque()
     try:
         pending.append(pool.submit(fn, first))
@@ -272,4 +281,12 @@ def ordered_map(
     finally:
         for fut in pending:
             fut.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            for fut in pending:  # the shared pool lives on: wait for what still runs
+                if not fut.cancelled():
+                    try:
+                        fut.result()
+                    except BaseException:  # noqa: BLE001 - its error is not the input's first
+                        pass

@@ -80,6 +80,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -1259,55 +1260,63 @@ class IostatLoader:
         chunk_rows: int,
         threads: int,
     ) -> Iterator[Parsed]:
-        st = _State()
-        skips = None if strict else SkipLog()
-        any_line = False
-        first_line = 1
-        pending: list[pa.Table] = []
-        rows = 0
-
-        def block_jobs() -> Iterator[list[_Emit]]:  # in input order, with the state
-            nonlocal any_line, first_line
-            for pre in ordered_map(_prepare, blocks, threads):
-                if pre.tail is not None:  # the last line, cut short
-                    last_line = first_line + pre.nlines
-                    if strict:
-                        raise _bad(
-                            name,
-                            last_line,
-                            "a last line ending in a newline (file cut short?)",
-                            pre.tail,
-                        )
-                    skips.add(last_line, "last line cut short (no newline)")
-                if pre.blk is None:
-                    continue
-                any_line = True
-                yield self._text_block(pre, first_line, st, name, skips)
-                first_line += pre.nlines
-
-        for table in ordered_map(_emit_block, block_jobs(), threads):
-            if table is not None:
-                pending.append(table)
-                rows += table.num_rows
-                if rows >= chunk_rows:
-                    yield Parsed(tables={"counters": _concat(pending)}, skips=skips)
-                    pending, rows = [], 0
-        if pending:
-            yield Parsed(tables={"counters": _concat(pending)}, skips=skips)
-        if not any_line or not st.seen_banner:
-            raise _bad(name, 1 if any_line else None, "iostat output starting with 'Linux ...'")
-        meta = dict(st.meta)
-        meta.update(
-            tool="sysstat iostat",
-            format="text",
-            ts_format=st.ts_format,
-            timezone="UTC assumed (iostat prints local time)",
-            skipped_first_reports=st.first_reports,
+        # one pool for both threaded stages (fewer threads contending for the GIL)
+        pool = (
+            ThreadPoolExecutor(threads, thread_name_prefix="iochar-parse") if threads > 1 else None
         )
-        warnings = []
-        if st.ignored:
-            warnings.append(f"ignored iostat column(s): {', '.join(sorted(st.ignored))}")
-        yield Parsed(meta=meta, skips=skips, warnings=warnings)
+        try:
+            st = _State()
+            skips = None if strict else SkipLog()
+            any_line = False
+            first_line = 1
+            pending: list[pa.Table] = []
+            rows = 0
+
+            def block_jobs() -> Iterator[list[_Emit]]:  # in input order, with the state
+                nonlocal any_line, first_line
+                for pre in ordered_map(_prepare, blocks, threads, pool=pool):
+                    if pre.tail is not None:  # the last line, cut short
+                        last_line = first_line + pre.nlines
+                        if strict:
+                            raise _bad(
+                                name,
+                                last_line,
+                                "a last line ending in a newline (file cut short?)",
+                                pre.tail,
+                            )
+                        skips.add(last_line, "last line cut short (no newline)")
+                    if pre.blk is None:
+                        continue
+                    any_line = True
+                    yield self._text_block(pre, first_line, st, name, skips)
+                    first_line += pre.nlines
+
+            for table in ordered_map(_emit_block, block_jobs(), threads, pool=pool):
+                if table is not None:
+                    pending.append(table)
+                    rows += table.num_rows
+                    if rows >= chunk_rows:
+                        yield Parsed(tables={"counters": _concat(pending)}, skips=skips)
+                        pending, rows = [], 0
+            if pending:
+                yield Parsed(tables={"counters": _concat(pending)}, skips=skips)
+            if not any_line or not st.seen_banner:
+                raise _bad(name, 1 if any_line else None, "iostat output starting with 'Linux ...'")
+            meta = dict(st.meta)
+            meta.update(
+                tool="sysstat iostat",
+                format="text",
+                ts_format=st.ts_format,
+                timezone="UTC assumed (iostat prints local time)",
+                skipped_first_reports=st.first_reports,
+            )
+            warnings = []
+            if st.ignored:
+                warnings.append(f"ignored iostat column(s): {', '.join(sorted(st.ignored))}")
+            yield Parsed(meta=meta, skips=skips, warnings=warnings)
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
 
     def _text_block(
         self, pre: _Pre, first_line: int, st: _State, name: str, skips: SkipLog | None
