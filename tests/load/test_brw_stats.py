@@ -163,7 +163,9 @@ def _real_write_disk_io() -> list[int]:
     return [int(ln.split("|")[1].split()[0]) for ln in sec if ln.strip()]
 
 
-@pytest.mark.parametrize("path", [ZFS, LDISKFS, EX8761])
+@pytest.mark.parametrize(
+    "path", [ZFS, LDISKFS, EX8761, DDN214, DATA / "osd-zfs" / "lustrefs-OST0000" / "brw_stats"]
+)
 @pytest.mark.parametrize("threads", [1, 3])
 def test_block_boundaries_change_nothing(path, threads, monkeypatch):
     """Blocks of 97 bytes (boundaries inside dumps, histograms and lctl parameters),
