@@ -147,7 +147,7 @@ def test_parquet_row_groups_read_in_runs_and_batches(tmp_path, monkeypatch):
     one = tmp_path / "one-group.parquet"
     pq.write_table(pq.read_table(src), one)  # a single 150-row group
     meta = pq.ParquetFile(one).metadata.row_group(0)
-    monkeypatch.setattr(tt, "_MAX_BLOCK", meta.total_byte_size // 10)
+    monkeypatch.setattr(tt, "_MAX_PARQUET", meta.total_byte_size // 10)
     batches = _parsed(one, "trace-parquet")
     assert len(batches[2]) >= 10 and max(batches[2]) <= 15
     _assert_same(csv, batches, same_format=False)
