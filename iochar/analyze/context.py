@@ -240,6 +240,15 @@ SELECT job_id, file_id, op, "offset", size, t_start, t_end
 FROM layer WHERE list_contains($jobs, job_id)
 """
 
+#: The bytes of each job's traced reads and writes, per op (what an unmatched job's
+#: evidence says of them when no Lustre layout places them on OSTs).
+_OPS_TOTALS_SQL = """
+WITH layer AS ({layer})
+SELECT job_id, op, sum(size) AS bytes
+FROM layer WHERE list_contains($jobs, job_id)
+GROUP BY job_id, op
+"""
+
 _HAS_OPS_SQL = """
 SELECT DISTINCT job_id FROM ops
 WHERE list_contains($jobs, job_id) AND op IN ('read', 'write') AND size IS NOT NULL
@@ -384,11 +393,20 @@ class _Pieces:
     sql: str | None = None
 
 
-def _pieces(store, jobs: pd.DataFrame, *, layouts: bool | Mapping[int, pd.DataFrame]) -> _Pieces:
+def _pieces(
+    store,
+    jobs: pd.DataFrame,
+    *,
+    layouts: bool | Mapping[int, pd.DataFrame],
+    totals_only: bool = False,
+) -> _Pieces:
     """The reads and writes of ``jobs`` (``job_id``, ``runtime_s``) as time pieces.
 
     ``layouts``: split them by OST (:func:`_by_ost`); a mapping gives jobs' layouts
-    already read (:func:`_layouts`), the others are read."""
+    already read (:func:`_layouts`), the others are read. ``totals_only`` (the job
+    matched no counters: only its bytes per op are said): traced operations not split
+    by OST are summed per op in the database, one piece each, with no times or
+    offsets."""
     from iochar.analyze._counter_facts import counter_facts
     from iochar.analyze._sql import LAYER_OPS
 
@@ -399,7 +417,25 @@ def _pieces(store, jobs: pd.DataFrame, *, layouts: bool | Mapping[int, pd.DataFr
     traced = {int(j) for (j,) in query(store, _HAS_OPS_SQL, params={"jobs": ids}).fetchall()}
     parts, basis = [], {}
     ops_sql = _OPS_SQL.format(layer=LAYER_OPS)
-    if traced:
+    if traced and totals_only and layouts is False:
+        ops_sql = _OPS_TOTALS_SQL.format(layer=LAYER_OPS)
+        o = query(store, ops_sql, params={"jobs": sorted(traced)}).df()
+        parts.append(
+            pd.DataFrame(
+                {
+                    "job_id": o["job_id"].astype("int64"),
+                    "file_id": np.nan,
+                    "a": np.nan,
+                    "b": np.nan,
+                    "bytes": o["bytes"].astype("float64"),
+                    "op": o["op"].astype(str),
+                    "lo": np.nan,
+                    "hi": np.nan,
+                }
+            )
+        )
+        basis.update({j: "ops" for j in traced})
+    elif traced:
         o = query(store, ops_sql, params={"jobs": sorted(traced)}).df()
         off = o["offset"].astype("float64")
         parts.append(
@@ -605,7 +641,19 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
         ranges[c] = pd.to_datetime(ranges[c])
     jobs = pd.DataFrame({"job_id": [w.job_id], "runtime_s": [w.runtime_s]})
     lay = _layouts(store, w.job_id)
-    pieces = _pieces(store, jobs, layouts={w.job_id: lay} if len(lay) else False)
+    t0 = t1 = None
+    if w.start is not None:
+        t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
+    # no date, no counters, or counters that do not overlap the window: nothing to
+    # place in time, only the job's bytes to say
+    unmatched = (
+        t0 is None
+        or ranges.empty
+        or not ((ranges["record_start"] < t1) & (ranges["record_end"] > t0)).any()
+    )
+    pieces = _pieces(
+        store, jobs, layouts={w.job_id: lay} if len(lay) else False, totals_only=unmatched
+    )
     osts = sorted({int(o) for o in lay["ost"]})  # the OSTs the job's files name
     m = _Match(w, "", "", ranges=ranges, osts=osts, pieces=pieces)
     m.sql = [_JOB_SQL, _RANGES_SQL, pieces.sql or ""]
@@ -616,7 +664,6 @@ def _match(store, job_id, caller: str, *, devices, model, optimal_bytes) -> _Mat
             "with the counters' times"
         )
         return m
-    t0, t1 = w.start, max(w.end, w.start + pd.Timedelta(microseconds=1))
     if ranges.empty:
         m.status = "no_counters"
         m.reason = (

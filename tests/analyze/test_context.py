@@ -498,3 +498,38 @@ def test_a_job_that_moved_nothing_has_a_context_not_an_error():
         ctx = context.job_context(db, job)
     assert ctx.empty and ctx.evidence["status"] == "outside"
     assert "do not cover the job's window" in ctx.evidence["reason"]
+
+
+def test_unmatched_job_bytes_summed_per_op_without_placing_them():
+    """A traced job with no device counters to match (dxt.darshan: DXT_POSIX segments,
+    no Lustre layout): its bytes are said per op without cutting the operations into
+    time pieces, and they are the DXT segments' bytes (read here with the darshan
+    package)."""
+    darshan = pytest.importorskip("darshan", reason="the darshan package reads the log")
+    log = DATA / "darshan" / "dxt.darshan"
+    want = {"read": 0.0, "write": 0.0}
+    with darshan.DarshanReport(str(log), read_all=False) as rep:
+        mods = [m for m in ("DXT_POSIX", "DXT_MPIIO") if m in rep.modules]
+        mod = "DXT_POSIX" if "DXT_POSIX" in mods else mods[0]
+        rep.mod_read_all_dxt_records(mod, dtype="pandas")
+        for rec in rep.records[mod].to_df():
+            for op in ("read", "write"):
+                seg = rec[f"{op}_segments"]
+                want[op] += float(seg["length"].sum()) if "length" in seg else 0.0
+    with iochar.connect(":memory:") as db:
+        db.load(log)
+        (job,) = [int(r[0]) for r in db.sql("SELECT job_id FROM jobs").fetchall()]
+        ctx = context.job_context(db, job)
+        ev = ctx.evidence
+        assert ev["status"] == "no_counters" and ev["job_basis"] == "ops"
+        assert ev["job_read_bytes"] == want["read"]
+        assert ev["job_write_bytes"] == want["write"]
+        assert ev["job_bytes"] == want["read"] + want["write"]
+        assert ev["job_bytes_by_ost"] == {} and ev["job_osts"] == []
+        jobs = pd.DataFrame({"job_id": [job], "runtime_s": [ev["window_s"]]})
+        full = context._pieces(db, jobs, layouts=False).frame
+        summed = context._pieces(db, jobs, layouts=False, totals_only=True).frame
+        assert len(summed) <= 2 < len(full)
+        for op in ("read", "write"):
+            assert summed.loc[summed["op"] == op, "bytes"].sum() == want[op]
+            assert full.loc[full["op"] == op, "bytes"].sum() == want[op]
