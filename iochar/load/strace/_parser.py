@@ -13,12 +13,10 @@ carried between batches lives on the parser, so chunking never shows.
 from __future__ import annotations
 
 import codecs
-import collections
 import functools
 import posixpath
 import re
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -42,6 +40,7 @@ from iochar.load.strace._block import (
     _word,
 )
 from iochar.load.strace._read import padded_blocks
+from iochar.load.strace._steal import Scans
 from iochar.load.strace._syscalls import (
     _ARG_CALLS,
     _AT_PATH,
@@ -1016,35 +1015,34 @@ class _Parser:
     def run(self, fh: BinaryIO, plain: bool = False) -> Iterator[Parsed]:
         """Parse the whole input: one Parsed per batch with rows, then the final one.
 
-        With ``threads`` > 1, up to ``threads - 1`` blocks are scanned on
-        worker threads (numpy and Arrow release the GIL) while this thread
-        reads the next block and takes the scanned ones through
-        :meth:`_batch` in input order; at most ``threads`` blocks are in
-        flight, so memory stays bounded by a few blocks. ``plain``: ``fh`` is a
-        plain file, read by :func:`~iochar.load.strace._read.padded_blocks`
-        (else ``fh`` comes from :func:`~iochar.load._text.open_text`).
+        With ``threads`` > 1, blocks are scanned on ``threads - 1`` worker
+        threads (numpy and Arrow release the GIL) while this thread reads the
+        next block and takes the scanned ones through :meth:`_batch` in input
+        order, scanning queued blocks itself when the block it needs next is
+        still being scanned (:class:`~iochar.load.strace._steal.Scans`). At
+        most ``threads + 1`` blocks are in flight, so memory stays bounded by a
+        few blocks. ``plain``: ``fh`` is a plain file, read by
+        :func:`~iochar.load.strace._read.padded_blocks` (else ``fh`` comes from
+        :func:`~iochar.load._text.open_text`).
         """
-        workers = self.workers
-        pool = ThreadPoolExecutor(workers, thread_name_prefix="iochar-strace") if workers else None
-        waiting: collections.deque = collections.deque()
+        scans = Scans(self._scan_block, self.workers) if self.workers else None
+        depth = self.threads + 1
         seen_any = False
         try:
             for first_line, data, n, complete in self._blocks(fh, plain):
                 seen_any = True
                 job = self._split(data, n, first_line, complete)
-                if pool is None:
+                if scans is None:
                     yield from self._ordered(self._scan_block(*job))
                     continue
-                waiting.append(pool.submit(self._scan_block, *job))
-                while len(waiting) > workers:
-                    yield from self._ordered(waiting.popleft().result())
-            while waiting:
-                yield from self._ordered(waiting.popleft().result())
+                scans.put(*job)
+                while len(scans) >= depth:
+                    yield from self._ordered(scans.take())
+            while scans is not None and len(scans):
+                yield from self._ordered(scans.take())
         finally:
-            for future in waiting:
-                future.cancel()
-            if pool is not None:
-                pool.shutdown(wait=True)
+            if scans is not None:
+                scans.close()
         if not seen_any:
             raise self._fail(1, "strace output (timestamped syscall lines)", "")
         if self.split_carry is not None:  # the input ended inside a split line
