@@ -12,9 +12,9 @@ bytes at a time (unaligned uint64 loads of the block and byte-wise bit tests),
 string fields become zero-copy Arrow string views, polars regexes run only on
 the argument text of the few calls that need it (paths, explicit offsets),
 and file positions come from a stable sort by (pid, fd) with forward fills
-and cumulative sums. ``benchmarks/bench_strace.py`` measures about 650,000
-lines/s on one core, and blocks are parsed on every core (see "Parallel
-blocks"). Unfinished calls, fd states, the working directory and the clock
+and cumulative sums. ``benchmarks/bench_strace.py`` measures about 900,000
+lines/s on one core (2M lines), and blocks are parsed on every core (see
+"Parallel blocks"). Unfinished calls, fd states, the working directory and the clock
 are carried between chunks, so the result never depends on ``chunk_rows``,
 the block size or the number of threads.
 
@@ -27,8 +27,11 @@ line boundaries into blocks, and each block goes through two passes.
    prefix, time of day, kind (call, ``<unfinished ...>``, ``<... resumed>``,
    signal, exit, bad), syscall name (numbered in order of first appearance in
    the block), result, errno, returned ``-y`` path, first fd and its ``-y``
-   path, and where its argument text lies. Blocks are scanned on worker
-   threads, several at once (numpy releases the GIL over whole blocks).
+   path, and where its argument text lies. Blocks are scanned on
+   ``threads - 1`` worker threads (numpy releases the GIL over whole
+   blocks); the thread running the ordered pass scans queued blocks itself
+   when the one it needs next is still being scanned (work stealing, so a
+   worker on a core another process holds does not hold the parse back).
 2. An **ordered pass**, one block at a time in input order, for everything
    that crosses lines: the ``-tt`` clock's midnight wrap (a time of day more
    than 12 h before the previous one is the next day), the pid of unprefixed
@@ -43,9 +46,11 @@ so the rows, files, job and meta are the same for any block size and number of
 threads (``tests/load/test_strace_blocks.py`` checks every capture in
 ``data/strace`` cut into one-line blocks). The format (prefixes, clock, ``-T``,
 ``-y``, the first working directory and leader pid) is read from the input's
-first 64 KiB before any block is parsed. At most ``threads`` blocks are in
-flight, so memory is bounded by a few blocks (16 MiB of text each) whatever
-the input's size.
+first 64 KiB before any block is parsed. At most ``threads + 1`` blocks are
+in flight, so memory is bounded by a few blocks (16 MiB of text each) whatever
+the input's size (``bench_strace.py --rss``: about 400 MB peak for 4M lines).
+A plain, uncompressed file is read straight into the scanner's buffers
+(``_read``), normalized as :func:`~iochar.load._text.open_text` would.
 
 Code layout
 -----------
@@ -55,7 +60,9 @@ Code layout
   how it moves the file position);
 - ``_parser``: ``_Parser``, one parse: lines -> call records -> rows;
 - ``_block``: ``_Block``, the scanner reading a block of lines eight bytes at
-  a time.
+  a time;
+- ``_read``: plain files read into zero-padded block buffers;
+- ``_steal``: ``Scans``, blocks scanned on worker threads, taken in order.
 
 Call mapping
 ------------

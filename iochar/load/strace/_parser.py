@@ -2,12 +2,16 @@
 
 :class:`_Parser` is one parse of one trace. :meth:`_Parser.run` cuts the input
 into blocks of whole lines (:class:`~iochar.load.strace._block._Block`) and
-each block into batches of at most ``chunk_rows`` lines; :meth:`_Parser._batch`
-takes one batch through named stages (pid and time prefixes, line kinds and
-syscall names, results, bad lines, time order, the first fd, argument text,
-unfinished/resumed pairs) to call records, and :meth:`_Parser._records` turns
-those into contract rows (arguments, file ids, per-fd file positions). What is
-carried between batches lives on the parser, so chunking never shows.
+each block into batches of at most ``chunk_rows`` lines. :meth:`_Parser._scan`
+takes a batch through the stages that depend on nothing outside it (pid and
+time prefixes, line kinds and syscall names, results, bad lines, the first fd,
+argument spans) and may run on any thread; :meth:`_Parser._batch` then takes
+the scanned batches in input order through the stages that depend on earlier
+lines (midnight wrap, unprefixed pids, time order, unfinished/resumed pairs)
+to call records, and :meth:`_Parser._records` turns those into contract rows
+(arguments, file ids, per-fd file positions). What is carried between batches
+lives on the parser and is touched only by the ordered stages, so neither
+chunking nor threads show.
 """
 
 from __future__ import annotations
