@@ -17,7 +17,8 @@ column                type      unit      meaning
 ``rank``              int                 MPI rank or pid (default 0)
 ``file_id``           int                 file within this file's jobs
 ``path``              string              file path; without ``file_id``, ids are assigned
-                                          per (job, path)
+                                          per (job, path): 0, 1, ... in the order each pair
+                                          first appears in the input
 ``offset``            int       bytes     file offset of the transfer
 ``size``              int       bytes     bytes transferred
 ``cpu_s``             float     s         process CPU time since the previous I/O
@@ -36,6 +37,17 @@ with the line, or the Parquet row, that broke it):
   short; tolerant mode drops it).
 
 Line numbers assume one record per line (no quoted newlines in paths).
+
+Chunks and cores: a CSV is parsed in blocks of whole lines (at most
+:data:`_MAX_BLOCK` bytes; Arrow's reader parses each block's pieces on every
+core), a Parquet file in runs of row groups (at most ``chunk_rows`` rows and
+:data:`_MAX_PARQUET` bytes, columns decoded on every core), so memory is bounded
+by a chunk. The state that crosses chunks (each (job, rank) pair's last
+``t_start``, the file ids, the jobs' spans) is carried in input order, so the
+rows, ids and error lines are the same however the input is cut. Each chunk's
+``ops`` go to the store as one Arrow batch per column: DuckDB's insert pays per
+batch of its input (measured: 10M CSV rows in 45 frames of ~16 batches took
+8.2 s of CPU to load against 6.0 s in one batch each).
 """
 
 from __future__ import annotations
