@@ -129,7 +129,7 @@ def measure_rss(rows_list: list[int]) -> None:
     print(f"  iochar peak at {hi:,} rows: {top:5.0f} MB  (target <= 600 MB)")
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -140,7 +140,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.rss:
         measure_rss(args.rss_rows)
-        return
+        return 0
     load0 = load_average()
     with tempfile.TemporaryDirectory(prefix="iochar-bench-") as tmp:
         csv_path = os.path.join(tmp, "trace.csv")
@@ -175,7 +175,8 @@ def main() -> None:
               f"{target:.2f}, DuckDB on all cores) {verdict}")  # fmt: skip
     print(f"  ratio iochar/duckdb        : {r1:5.2f}  (issue 18: target <= 1.50, DuckDB threads=1) "
           f"{'PASS' if r1 <= 1.5 else 'FAIL'}")  # fmt: skip
+    return 0 if ratio <= 1.5 else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
