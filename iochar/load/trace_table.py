@@ -240,38 +240,54 @@ def _normalize(
     return _normalize_tail(tb, job, rank, t0, t1, jn, rn, tn, st)
 
 
-def _codes(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each row's code, the distinct values in order of first appearance) of integers.
+def _codes(x: np.ndarray, ordered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's code, the distinct values) of integers: ``values[codes] == x``.
 
-    ``values[codes] == x``. Values within a range of about twice the rows are
-    coded by direct indexing (linear time), others by sorting.
+    The values come in order of first appearance when ``ordered``, else in any
+    order. Values within a range of about twice the rows are coded by direct
+    indexing (linear time), others by sorting.
     """
     n = len(x)
     if n == 0:
         return np.empty(0, dtype=np.intp), x[:0]
     lo, hi = int(x.min()), int(x.max())
+    if lo == hi:
+        return np.zeros(n, dtype=np.intp), x[:1]
     if hi - lo <= 2 * n + (1 << 16):
-        off = (x - lo).astype(np.intp)
-        first = np.full(hi - lo + 1, n, dtype=np.intp)
-        np.minimum.at(first, off, np.arange(n, dtype=np.intp))
-        seen = np.flatnonzero(first < n)
-        order = seen[np.argsort(first[seen], kind="stable")]
+        off = (x - lo).astype(np.intp, copy=False)
+        if ordered:
+            first = np.full(hi - lo + 1, n, dtype=np.intp)
+            np.minimum.at(first, off, np.arange(n, dtype=np.intp))
+            seen = np.flatnonzero(first < n)
+            seen = seen[np.argsort(first[seen], kind="stable")]
+        else:
+            seen = np.flatnonzero(np.bincount(off, minlength=hi - lo + 1))
         code_of = np.empty(hi - lo + 1, dtype=np.intp)
-        code_of[order] = np.arange(len(order), dtype=np.intp)
-        return code_of[off], (order + lo).astype(x.dtype)
+        code_of[seen] = np.arange(len(seen), dtype=np.intp)
+        return code_of[off], (seen + lo).astype(x.dtype)
     uniq, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+    if not ordered:
+        return inverse.ravel(), uniq
     order = np.argsort(first, kind="stable")
     code_of = np.empty(len(uniq), dtype=np.intp)
     code_of[order] = np.arange(len(uniq), dtype=np.intp)
     return code_of[inverse.ravel()], uniq[order]
 
 
-def _pair_codes(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(each row's code, first and second value of each code) of the pairs (a, b)."""
+def _pair_codes(
+    a: np.ndarray, b: np.ndarray, ordered: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(each row's code, first and second value of each code) of the pairs (a, b).
+
+    The pairs come in order of first appearance when ``ordered``.
+    """
+    if len(a) and a.min() == a.max():  # one value of a: the pairs are b's values
+        codes, bu = _codes(b, ordered)
+        return codes, np.repeat(a[:1], len(bu)), bu
     ac, au = _codes(a)
     bc, bu = _codes(b)
-    codes, pu = _codes(ac * max(len(bu), 1) + bc)
-    return codes, au[pu // max(len(bu), 1)], bu[pu % max(len(bu), 1)]
+    codes, pu = _codes(ac * len(bu) + bc, ordered)
+    return codes, au[pu // len(bu)], bu[pu % len(bu)]
 
 
 def _backwards(
@@ -396,7 +412,7 @@ def _note_given_files(
     codes, _, _ = _pair_codes(jn[idx], pc.fill_null(fid, 0).to_numpy()[idx])
     first = np.full(codes.max() + 1, len(idx), dtype=np.intp)
     np.minimum.at(first, codes, np.arange(len(idx), dtype=np.intp))
-    rows = idx[first]  # each pair's first row, in input order (codes number pairs so)
+    rows = idx[np.sort(first)]  # each pair's first row, in input order
     paths = [None] * len(rows) if path is None else path.take(pa.array(rows)).to_pylist()
     for j, fi, p in zip(
         jn[rows].tolist(), fid.take(pa.array(rows)).to_pylist(), paths, strict=True
@@ -433,7 +449,7 @@ def _assign_file_ids(jn: np.ndarray, path: pa.ChunkedArray, st: _State) -> pa.Ar
     values, pidx = _dictionary(path)
     nv = len(values) + 1  # pair code: job's code * nv + path index + 1 (0: NULL path)
     jc, juniq = _codes(jn)
-    codes, uniq = _codes(jc * nv + (pidx + 1))
+    codes, uniq = _codes(jc * nv + (pidx + 1), ordered=True)
     job_of, pi = np.divmod(uniq, nv)
     has = pi > 0
     names = values.take(pa.array(pi[has] - 1)).to_pylist()
