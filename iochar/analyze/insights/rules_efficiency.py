@@ -48,8 +48,6 @@ _COLS = [
 
 
 def _efficiency_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
-    from iochar.analyze import capacity, efficiency
-
     jobs = query(
         store,
         "SELECT job_id FROM jobs WHERE ($job_id IS NULL OR job_id = $job_id) ORDER BY 1",
@@ -59,6 +57,8 @@ def _efficiency_rows(store, job_id: int | None, values: dict[str, float]) -> Tab
     if not n_cap:
         need = "a capacity table: iochar calibrate DIR --levels ... --db DB, or --from fio/IOR"
         return Table(pd.DataFrame(columns=_COLS), evidence={"needs": {int(j): need for j in jobs}})
+    from iochar.analyze import capacity, efficiency  # only with a capacity table to use
+
     cap = capacity.capacity(store)
     ph = efficiency.phases(store, job_id=job_id)
     sql = ph.sql

@@ -502,16 +502,18 @@ def staging_cache_sim(
         [bytes], ``sim_hide``. NaN where not simulated. ``sql``: the count of the
         jobs' operations and the simulator's query, those that ran.
     """
-    from iochar.analyze import cachesim
-    from iochar.analyze.cachesim.trace import OPS_SQL
     from iochar.result import join_sql
 
     nan = float("nan")
     fire = rows[rows["staging_share"] > staging_share]
     ids = [int(j) for j in fire["job_id"]]
     counts: dict[int, int] = {}
-    q = _SIM_OPS_SQL.format(ops=OPS_SQL)  # constants only
-    if ids:
+    q = ops_sql = None
+    if ids:  # the simulator (about 14 ms to import) only when a job is simulated
+        from iochar.analyze import cachesim
+        from iochar.analyze.cachesim.trace import OPS_SQL as ops_sql
+
+        q = _SIM_OPS_SQL.format(ops=ops_sql)  # constants only
         counts = {int(j): int(n) for j, n in query(store, q, {"job_ids": ids}).fetchall()}
     out, ran = [], False
     for r in rows.itertuples(index=False):
@@ -543,7 +545,7 @@ def staging_cache_sim(
         out.append(row)
     frame = pd.DataFrame(out, columns=_SIM_COLS)
     prm = {"staging_share": staging_share, "max_ops": max_ops, "hide": hide}
-    return Table(frame, params=prm, sql=join_sql(q if ids else None, OPS_SQL if ran else None))
+    return Table(frame, params=prm, sql=join_sql(q, ops_sql if ran else None))
 
 
 def _staging_rows(store, job_id: int | None, values: dict[str, float]) -> Table:

@@ -454,14 +454,14 @@ _GROUP_NEEDS = (
 
 
 def _variance_rows(store, job_id: int | None, values: dict[str, float]) -> Table:
-    from iochar.analyze.jobs import job_metrics
-    from iochar.analyze.variance import repeated_jobs
-
     want = _jobs(store, job_id)["job_id"].astype("int64").tolist()
     rows: list[dict[str, Any]] = []
     if query(store, "SELECT count(*) FROM jobs").fetchall()[0][0] < 3:  # no group possible
         needs = {int(j): _GROUP_NEEDS for j in want}
         return _frame(rows, _VARIANCE_COLS, evidence={"needs": needs})
+    from iochar.analyze.jobs import job_metrics
+    from iochar.analyze.variance import repeated_jobs
+
     metrics = job_metrics(store)
     jm = metrics.jobs
     needs = {int(j): "the slowest rank's I/O time (Darshan counters or traced I/O)" for j in want}
