@@ -230,3 +230,25 @@ def test_default_parse_uses_threads_and_stops_them():
     many = list(StraceLoader().parse(data, threads=3))
     assert one[-1].meta == many[-1].meta
     assert threading.active_count() == before
+
+
+def test_slow_workers_are_helped(monkeypatch):
+    # a worker whose core is taken: the ordered pass scans the queued blocks
+    # itself (work stealing) and the answer is still the one-block answer
+    whole = run(WORKERS_O)
+    scan = _Parser._scan_block
+    who: list[str] = []
+
+    def slow_scan(self, *args):
+        name = threading.current_thread().name
+        who.append(name)
+        if name != "MainThread":
+            threading.Event().wait(0.05)
+        return scan(self, *args)
+
+    monkeypatch.setattr(_Parser, "_scan_block", slow_scan)
+    part = run(WORKERS_O, threads=2, block_bytes=2048)
+    assert_same(whole, part)
+    assert len(who) >= 8
+    assert who.count("MainThread") >= 2  # the consumer scanned blocks (a worker never does that)
+    assert len(set(who)) == 2  # and the worker did some
