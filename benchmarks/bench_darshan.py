@@ -40,9 +40,10 @@ Compared, on the same file, each from a cold start of the log:
 Each timed section starts right after a full garbage collection, so neither
 side is charged for the other's garbage; the collector stays on while timing,
 as in normal use (``--no-gc`` keeps it off, as :mod:`timeit` does).
-Target (issue 2): DXT segments load at >= 10x the rate of DarshanReport +
-to_df; the speed-ups (b)/(a) and (c)/(a) are printed with PASS/FAIL for each
-log. The exit status is 0 when (b)/(a) passes on every log measured.
+Targets: DXT segments parse at >= 10x the rate of DarshanReport + to_df
+(issue 2; issue 18 for dxt.darshan) and load into the store at >= 5x
+(issue 18); the speed-ups (b)/(a) and (c)/(a) are printed with PASS/FAIL for
+each log. The exit status is 0 when (b)/(a) passes on every log measured.
 
     python benchmarks/bench_darshan.py [--segments 1000000] [--scale-repeat 3]
         [--repeat 30] [--block 5] [--log PATH] [--no-gc]
@@ -69,6 +70,8 @@ import pyarrow as pa
 HERE = Path(__file__).resolve().parent
 DEFAULT_LOG = HERE.parent / "data" / "darshan" / "dxt.darshan"
 TARGET = 10.0
+#: Issue 18: dxt.darshan into the store at >= 5x the rate of DarshanReport + to_df.
+STORE_TARGET = 5.0
 
 
 class _Fresh:
@@ -173,8 +176,8 @@ def time_duckdb_scan(ops: pa.Table) -> float:
     return dt
 
 
-def _verdict(x: float) -> str:
-    return f"{x:8.1f}x (target >= {TARGET:g}x) {'PASS' if x >= TARGET else 'FAIL'}"
+def _verdict(x: float, target: float = TARGET) -> str:
+    return f"{x:8.1f}x (target >= {target:g}x) {'PASS' if x >= target else 'FAIL'}"
 
 
 def _line(label: str, t: float, n: int) -> str:
@@ -189,7 +192,7 @@ def report_figures(n: int, a: float, b: float, c: float, c_all: float, d: float)
     print(_line("    connect+load+close", c_all, n))
     print(_line("(d) duckdb scan of Arrow ops", d, n))
     print(f"  speed-up (b)/(a) parse        : {_verdict(a / b)}")
-    print(f"  speed-up (c)/(a) store load   : {_verdict(a / c)}")
+    print(f"  speed-up (c)/(a) store load   : {_verdict(a / c, STORE_TARGET)}")
     print(f"      with connect+close        : {a / c_all:8.1f}x")
     print(f"  ratio (b)/(d) parse/scan time : {b / d:8.1f}")
     print(f"  ratio (c)/(d) load/scan time  : {c / d:8.1f}")
