@@ -64,7 +64,7 @@ elif tool == "parse":
 else:  # store
     import iochar, iochar.load, iochar.store
     chunks = list(iochar.load.parse(src, kind))
-    iochar.store._load.parse = lambda *a, **k: iter(chunks)
+    iochar.store._load.parse = lambda *a, **k: (c for c in chunks)  # a generator: has close()
     spent = [0.0]
     append = iochar.store.Store._append
     def timed(self, table, frame):
@@ -99,3 +99,29 @@ def run(tool: str, db: str, src: str, kind: str) -> dict:
 def load_average() -> str:
     """The 1, 5 and 15 minute load averages (the machine is shared)."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+#: The timed runs, in the order they are printed.
+TOOLS = ("duckdb", "duckdb1", "iochar", "parse", "store")
+
+
+def print_rows(reader: str, rows: int, best: dict[str, dict], rss: dict | None = None) -> None:
+    """One line per tool of :data:`TOOLS`: its best time, rate, CPU, INSERTs of the store run.
+
+    ``reader`` names DuckDB's function (``read_csv``); ``rss`` [MiB] per tool, when measured.
+    """
+    label = {
+        "duckdb": f"duckdb {reader}, all cores",
+        "duckdb1": f"duckdb {reader}, threads=1",
+        "iochar": "iochar load, all cores",
+        "parse": "  of which loader alone",
+        "store": "  of which store alone",
+    }
+    width = max(map(len, label.values()))
+    for tool in TOOLS:
+        r = best[tool]
+        t = r["seconds"]
+        mem = f", peak RSS {rss[tool]:5.0f} MiB" if rss else ""
+        extra = f", INSERTs {r['insert']:5.2f} s" if "insert" in r else ""
+        print(f"  {label[tool]:{width}s}: {t:6.2f} s ({rows / t / 1e6:5.2f} M rows/s), "
+              f"cpu {r['cpu']:6.2f} s{mem}{extra}")  # fmt: skip

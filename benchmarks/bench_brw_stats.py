@@ -36,12 +36,13 @@ if not _CHILD:
 
 import argparse  # noqa: E402
 import re  # noqa: E402
-import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import duckdb  # noqa: E402
+from _cores import all_cores  # noqa: E402
 
 from iochar.load import parse  # noqa: E402
 
@@ -89,19 +90,7 @@ def time_duckdb(con: duckdb.DuckDBPyConnection, path: Path) -> float:
 
 def _all_cores(path: Path, repeat: int) -> tuple[float, float]:
     """Best wall time and its CPU time of a parse on every core, in a fresh child. [s]"""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("POLARS_MAX_THREADS", "IOCHAR_PARSE_THREADS")
-    }
-    out = subprocess.run(
-        [sys.executable, __file__, "--child-all-cores", str(path), "--repeat", str(repeat)],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    return float(out[0]), float(out[1])
+    return all_cores(__file__, path, repeat)
 
 
 def main() -> int:

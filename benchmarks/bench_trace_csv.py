@@ -44,9 +44,7 @@ import tempfile
 import duckdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _trace_split import load_average, run  # noqa: E402
-
-TOOLS = ("duckdb", "duckdb1", "iochar", "parse", "store")
+from _trace_split import TOOLS, load_average, print_rows, run  # noqa: E402
 
 GEN_SQL = """
 COPY (
@@ -156,18 +154,7 @@ def main() -> int:
     t = {tool: r["seconds"] for tool, r in best.items()}
     print(f"trace-csv: {args.rows:,} ops, {mb:,.0f} MB, {os.cpu_count()} cores, "
           f"best of {args.repeat}, load average {load0} -> {load_average()}")  # fmt: skip
-    label = {
-        "duckdb": "duckdb read_csv, all cores",
-        "duckdb1": "duckdb read_csv, threads=1",
-        "iochar": "iochar load, all cores",
-        "parse": "  of which loader alone",
-        "store": "  of which store alone",
-    }
-    for tool in TOOLS:
-        r = best[tool]
-        extra = f", INSERTs {r['insert']:5.2f} s" if "insert" in r else ""
-        print(f"  {label[tool]:27s}: {t[tool]:6.2f} s ({args.rows / t[tool] / 1e6:5.2f} M rows/s), "
-              f"cpu {r['cpu']:6.2f} s{extra}")  # fmt: skip
+    print_rows("read_csv", args.rows, best)
     ratio, r1 = t["iochar"] / t["duckdb"], t["iochar"] / t["duckdb1"]
     for target, issue in ((2.0, 2), (1.5, 18)):
         verdict = "PASS" if ratio <= target else "FAIL"

@@ -34,10 +34,9 @@ import tempfile
 import duckdb
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _trace_split import load_average, run  # noqa: E402
+from _trace_split import TOOLS, load_average, print_rows, run  # noqa: E402
 
 TARGET = 1.5
-TOOLS = ("duckdb", "duckdb1", "iochar", "parse", "store")
 
 GEN_SQL = """
 COPY (
@@ -75,18 +74,7 @@ def main() -> int:
     m = {tool: max(r["maxrss"] for r in rs) for tool, rs in got.items()}
     print(f"trace-parquet: {args.rows:,} ops, {mb:,.0f} MB, {os.cpu_count()} cores, "
           f"best of {args.repeat}, load average {load0} -> {load_average()}")  # fmt: skip
-    label = {
-        "duckdb": "duckdb read_parquet, all cores",
-        "duckdb1": "duckdb read_parquet, threads=1",
-        "iochar": "iochar load, all cores",
-        "parse": "  of which loader alone",
-        "store": "  of which store alone",
-    }
-    for tool in TOOLS:
-        r = best[tool]
-        extra = f", INSERTs {r['insert']:5.2f} s" if "insert" in r else ""
-        print(f"  {label[tool]:31s}: {t[tool]:6.2f} s ({args.rows / t[tool] / 1e6:5.2f} M rows/s), "
-              f"cpu {r['cpu']:6.2f} s, peak RSS {m[tool]:5.0f} MiB{extra}")  # fmt: skip
+    print_rows("read_parquet", args.rows, best, m)
     ratio = t["iochar"] / t["duckdb"]
     ok = ratio <= TARGET
     print(f"  ratio iochar/duckdb time  : {ratio:5.2f}  (target <= {TARGET}, DuckDB on all cores) "

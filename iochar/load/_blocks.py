@@ -32,9 +32,11 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+import numpy as np
+
 from iochar.load._text import BOM, Source, is_compressed, open_text
 
-__all__ = ["blocks_in_flight", "line_blocks", "ordered_map", "parse_threads"]
+__all__ = ["blocks_in_flight", "cut_tail", "line_blocks", "ordered_map", "parse_threads"]
 
 _END = object()  # no more items
 T = TypeVar("T")
@@ -195,6 +197,30 @@ def line_blocks(
         return
     with open_text(src) as fh:
         yield _stream_blocks(fh, block_bytes)
+
+
+def cut_tail(buf: Any, complete: bool) -> tuple[Any, np.ndarray, bytes | None]:
+    """A block of :func:`line_blocks` as whole lines, and its cut-off last line.
+
+    Parameters
+    ----------
+    buf : buffer
+        The block.
+    complete : bool
+        Whether it ends in a newline (only the input's last block may not).
+
+    Returns
+    -------
+    (buffer, numpy.ndarray, bytes or None)
+        The whole lines (a slice of ``buf``), the same bytes as ``uint8``, and
+        the last line when it has no newline (None when ``complete``).
+    """
+    b = np.frombuffer(buf, np.uint8)
+    if complete:
+        return buf, b, None
+    nl = np.flatnonzero(b == 10)
+    cut = int(nl[-1]) + 1 if len(nl) else 0
+    return buf[:cut], b[:cut], bytes(b[cut:])
 
 
 def blocks_in_flight(threads: int, stages: int = 1) -> int:

@@ -81,7 +81,13 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._blocks import blocks_in_flight, line_blocks, ordered_map, parse_threads
+from iochar.load._blocks import (
+    blocks_in_flight,
+    cut_tail,
+    line_blocks,
+    ordered_map,
+    parse_threads,
+)
 from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
 from iochar.load._text import Source, source_name
 
@@ -594,13 +600,7 @@ def _scan_block(item: tuple[object, bool]) -> _Scan:
     line without its newline is cut off (``tail``); a block that is not valid
     UTF-8 is read with U+FFFD for the bad bytes.
     """
-    buf, complete = item
-    b = np.frombuffer(buf, np.uint8)
-    tail = None
-    if not complete:
-        nl = np.flatnonzero(b == 10)
-        cut = int(nl[-1]) + 1 if len(nl) else 0
-        tail, buf, b = bytes(b[cut:]), buf[:cut], b[:cut]
+    buf, b, tail = cut_tail(*item)
     if (b >= 128).any():
         raw = bytes(buf)
         try:

@@ -92,7 +92,13 @@ import pyarrow.compute as pc
 from iochar.errors import InputError
 from iochar.load import _kinds, register
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._blocks import blocks_in_flight, line_blocks, ordered_map, parse_threads
+from iochar.load._blocks import (
+    blocks_in_flight,
+    cut_tail,
+    line_blocks,
+    ordered_map,
+    parse_threads,
+)
 from iochar.load._counters import EXPECT_AMOUNT, flag_implausible, implausible
 from iochar.load._text import Source, source_name
 
@@ -771,13 +777,7 @@ def _prepare(item: tuple[Any, bool]) -> _Pre:
         Whole lines, and whether the block ends in a newline (the input's
         last block may not: that line is cut off and kept as ``tail``).
     """
-    buf, complete = item
-    b = np.frombuffer(buf, np.uint8)
-    tail = None
-    if not complete:
-        nl = np.flatnonzero(b == 10)
-        cut = int(nl[-1]) + 1 if len(nl) else 0
-        tail, buf = bytes(b[cut:]), buf[:cut]
+    buf, _, tail = cut_tail(*item)
     none = np.empty(0, np.int64)
     if not len(buf):
         empty = _Headers(none, [], none)

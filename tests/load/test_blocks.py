@@ -15,7 +15,13 @@ import threading
 
 import pytest
 
-from iochar.load._blocks import blocks_in_flight, line_blocks, ordered_map, parse_threads
+from iochar.load._blocks import (
+    blocks_in_flight,
+    cut_tail,
+    line_blocks,
+    ordered_map,
+    parse_threads,
+)
 from tests.conftest import DATA_DIR
 
 CAPTURES = [
@@ -59,6 +65,18 @@ def test_a_cut_last_line_comes_last_and_incomplete(tmp_path):
         assert b"".join(b for b, _ in blocks) == cut
         assert [c for _, c in blocks[:-1]] == [True] * (len(blocks) - 1)
         assert blocks[-1] == (cut[cut.rfind(b"\n") + 1 :], False)
+
+
+def test_cut_tail_splits_whole_lines_from_a_cut_last_line():
+    raw = lzma.decompress(
+        (DATA_DIR / "iostat" / "rhel6-sysstat9-x-t-m-318s.iostat.xz").read_bytes()
+    )[:5000]
+    end = raw.rfind(b"\n") + 1
+    lines, b, tail = cut_tail(raw, False)
+    assert bytes(lines) == raw[:end] and bytes(b) == raw[:end] and tail == raw[end:] != b""
+    lines, b, tail = cut_tail(raw[:end], True)
+    assert bytes(lines) == raw[:end] and len(b) == end and tail is None
+    assert cut_tail(b"no newline", False)[2] == b"no newline"
 
 
 def test_ordered_map_keeps_order_and_raises_the_first_error():
