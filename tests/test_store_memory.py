@@ -86,3 +86,58 @@ def test_settings_are_read_as_duckdb_prints_them():
     assert store_mod._bytes_of("976.5 KiB") == pytest.approx(976.5 * 1024)
     assert store_mod._bytes_of("128.0 MiB") == store_mod._LOAD_MEMORY
     assert store_mod._bytes_of("500 MB") == 500e6
+
+
+# -- a large new input is inserted while it is hashed (Store._may_hold) -------------
+
+
+def _appends(monkeypatch) -> list[str]:
+    seen: list[str] = []
+    real = store_mod.Store._append
+
+    def spy(self, table, frame):
+        seen.append(table)
+        return real(self, table, frame)
+
+    monkeypatch.setattr(store_mod.Store, "_append", spy)
+    return seen
+
+
+def test_a_new_large_input_records_its_digest_and_size(tmp_path, large):
+    import hashlib
+
+    with iochar.connect(tmp_path / "a.duckdb") as db:
+        res = db.load(CAPTURE)
+        sha, size = db.sql("SELECT sha256, size_bytes FROM sources").fetchall()[0]
+    assert res.sha256 == sha == hashlib.sha256(CAPTURE.read_bytes()).hexdigest()
+    assert size == CAPTURE.stat().st_size and not res.duplicate
+
+
+def test_a_decompressed_copy_is_found_before_commit_and_rolled_back(tmp_path, large, monkeypatch):
+    """Same content, new path, new size: inserted while hashed, then refused as a duplicate."""
+    import gzip
+
+    packed = tmp_path / "ckpt.strace.gz"
+    packed.write_bytes(gzip.compress(CAPTURE.read_bytes()))
+    plain = tmp_path / "copy.strace"
+    plain.write_bytes(CAPTURE.read_bytes())
+    with iochar.connect(tmp_path / "a.duckdb") as db:
+        first = db.load(packed)
+        before = _rows(db) | {"sources": db.sql("SELECT * FROM sources").fetchall()}
+        inserted = _appends(monkeypatch)
+        again = db.load(plain)
+        assert inserted, "the new path and size should be inserted before the hash is known"
+        assert again.duplicate and again.source_id == first.source_id
+        assert again.sha256 == first.sha256
+        assert _rows(db) | {"sources": db.sql("SELECT * FROM sources").fetchall()} == before
+
+
+def test_a_path_or_size_seen_before_waits_for_the_hash(tmp_path, large, monkeypatch):
+    copy = tmp_path / "same-size.strace"
+    copy.write_bytes(CAPTURE.read_bytes())
+    with iochar.connect(tmp_path / "a.duckdb") as db:
+        db.load(CAPTURE)
+        inserted = _appends(monkeypatch)
+        assert db.load(CAPTURE).duplicate  # the same path
+        assert db.load(copy).duplicate  # the same size
+        assert inserted == []
