@@ -525,7 +525,8 @@ class Store:
         is_path = isinstance(src, (str, os.PathLike))
         uri = str(Path(name).resolve()) if is_path else name
         asked = kind  # the kind the caller named, if any
-        overlap = is_path and _disk_size(src) >= _OVERLAP_BYTES
+        on_disk = _disk_size(src) if is_path else 0  # [bytes]
+        overlap = on_disk >= _OVERLAP_BYTES
         if overlap:  # hash in the background while the first chunk is parsed
             hasher = ThreadPoolExecutor(1, thread_name_prefix="iochar-sha256")
             hashed = hasher.submit(sha256_of, src)
@@ -554,13 +555,13 @@ class Store:
                 except InputError as exc:
                     raise _parse_error(src, kind, strict, exc) from exc
 
-            if hashed is not None and self._may_hold(uri, src):
+            if hashed is not None and self._may_hold(uri, src, on_disk):
                 digest, size = hashed_digest()
                 earlier = self.find_source(digest)
                 if earlier is not None:
                     return self._duplicate(earlier, uri, digest, t0, asked)
             elif hashed is not None:
-                digest, size = "", _disk_size(src)
+                digest, size = "", on_disk
 
                 def late(inp: _Input) -> None:
                     inp.digest, inp.size = hashed_digest()
@@ -925,7 +926,7 @@ class Store:
         self._committed(ids, len(todo))
         return out
 
-    def _may_hold(self, uri: str, src: Source) -> bool:
+    def _may_hold(self, uri: str, src: Source, size: int) -> bool:
         """Whether the database may hold this large input already, so its load waits
         for the SHA-256 before the first insert.
 
@@ -937,13 +938,14 @@ class Store:
         before, or a size seen before (a copy), waits for the hash as a small
         input does; so does a compressed input, whose digest is that of its
         decompressed content and so may equal that of an input of any size.
+        ``size`` is the input's size on disk [bytes].
         """
         if is_compressed(src):
             return True
         return bool(
             self.con.execute(
                 "SELECT count(*) FROM sources WHERE uri = $u OR size_bytes = $s",
-                {"u": uri, "s": _disk_size(src)},
+                {"u": uri, "s": size},
             ).fetchall()[0][0]
         )
 
@@ -1167,8 +1169,11 @@ _OVERLAP_BYTES = 8 << 20
 #: of RAM) and writes them at the checkpoint after ``COMMIT``, so a load's peak RSS
 #: grew with the input (8M trace-csv rows: 947 MiB, 457 MiB of it before the
 #: checkpoint). Under this limit the blocks go to the database file as they fill,
-#: and the peak was 458 MiB at 8M rows and 462 MiB at 2M, at the same speed
-#: (``python benchmarks/bench_trace_csv.py --rss``).
+#: and the peak was 458 MiB at 8M rows and 462 MiB at 2M
+#: (``python benchmarks/bench_trace_csv.py --rss``). It is not free: the blocks
+#: are written during the load and a ``CHECKPOINT`` follows ``COMMIT``; a
+#: store-alone load of 6M trace-csv rows took 1.95-2.48 s under it against
+#: 1.73-1.99 s without it (load and close, noisy 2-core machine).
 _LOAD_MEMORY = 128 << 20
 
 #: Rows a load gathers per table before one ``INSERT`` [rows]: four of DuckDB's row
