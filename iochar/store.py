@@ -23,11 +23,11 @@ transaction, each still all or nothing.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import datetime as _dt
 import json
 import os
-import queue
 import re
 import threading
 import time
@@ -413,6 +413,11 @@ class Store:
         except BaseException:
             self.con.execute("ROLLBACK")
             raise
+        # the tables were just made empty: every id starts at 0, and the mark of an
+        # empty ``sources`` is (0 rows, highest id -1), so the first load's cursor
+        # check needs no max() over the tables (see _cursor)
+        self._ids = {"source_id": 0, **dict.fromkeys(_ID_KINDS, 0)}
+        self._ids_mark = (0, -1)
 
     @property
     def schema_version(self) -> int:
@@ -546,7 +551,7 @@ class Store:
             _load.get_loader(kind)  # an unknown kind fails before the transaction
             chunks = _load.parse(src, kind, strict=strict, chunk_rows=chunk_rows)
             if overlap:
-                chunks = _Prefetch(chunks)
+                chunks = _Prefetch(chunks, rows=_INSERT_ROWS)
             late = None  # the hash, when it is checked only before COMMIT
 
             def hashed_digest() -> tuple[str, int]:
@@ -1434,49 +1439,72 @@ class _Input:
 
 
 class _Prefetch:
-    """Run a chunk iterator one step ahead in a thread (parsing overlaps inserting).
+    """Run a chunk iterator ahead in a thread (parsing overlaps inserting).
 
     Parsers spend their time in Arrow/numpy/polars code and DuckDB inserts
-    release the GIL too, so the two overlap. At most ``depth`` chunks wait
-    in the queue, which keeps memory bounded. Exceptions are re-raised in the
-    consumer.
+    release the GIL too, so the two overlap. What waits in the queue is
+    bounded, which keeps memory bounded: at most ``depth`` items, or, with
+    ``rows``, items until the rows of their tables reach ``rows`` (one item
+    always may wait). A store inserts a table's frames in groups of
+    :data:`_INSERT_ROWS` rows, so a bound of one group lets the parser run
+    through a whole insert instead of stopping after one chunk: a
+    trace-parquet hands over a row group (122,880 rows) per chunk and an
+    insert takes four. Exceptions are re-raised in the consumer.
     """
 
-    _END = object()
-
-    def __init__(self, it: Iterable[Any], depth: int = 1) -> None:
-        self._q: queue.Queue = queue.Queue(maxsize=depth)
-        self._stop = threading.Event()
+    def __init__(self, it: Iterable[Any], depth: int = 1, rows: int | None = None) -> None:
+        self._items: collections.deque = collections.deque()
+        self._waiting = 0  # rows (or items) in the queue
+        self._limit = rows if rows is not None else depth
+        self._by_rows = rows is not None
+        self._cond = threading.Condition()
+        self._stop = False
         self._thread = threading.Thread(
             target=self._run, args=(iter(it),), name="iochar-parse", daemon=True
         )
         self._thread.start()
 
-    def _put(self, item: Any) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._q.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
+    def _weight(self, tag: str, item: Any) -> int:
+        if not self._by_rows or tag != "item":
+            return 1 if not self._by_rows else 0
+        tables = getattr(item, "tables", None)
+        if not isinstance(tables, dict):
+            return self._limit  # unknown size: one such item at a time
+        return sum(t.num_rows for t in tables.values())
+
+    def _put(self, tag: str, item: Any) -> bool:
+        n = self._weight(tag, item)
+        with self._cond:
+            while not self._stop and self._items and self._waiting + n > self._limit:
+                self._cond.wait()
+            if self._stop:
+                return False
+            self._items.append((tag, item, n))
+            self._waiting += n
+            self._cond.notify_all()
+            return True
 
     def _run(self, it) -> None:
         try:
             for item in it:
-                if not self._put(("item", item)):
+                if not self._put("item", item):
                     return
         except BaseException as exc:  # handed to the consumer
-            self._put(("error", exc))
+            self._put("error", exc)
             return
         finally:
             if hasattr(it, "close"):
                 it.close()
-        self._put(("end", None))
+        self._put("end", None)
 
     def __iter__(self):
         while True:
-            tag, item = self._q.get()
+            with self._cond:
+                while not self._items:
+                    self._cond.wait()
+                tag, item, n = self._items.popleft()
+                self._waiting -= n
+                self._cond.notify_all()
             if tag == "end":
                 return
             if tag == "error":
@@ -1485,7 +1513,10 @@ class _Prefetch:
 
     def close(self) -> None:
         """Stop the producer and wait for it."""
-        self._stop.set()
+        with self._cond:
+            self._stop = True
+            self._items.clear()
+            self._cond.notify_all()
         self._thread.join()
 
 
