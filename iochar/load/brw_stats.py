@@ -89,6 +89,7 @@ from iochar.load._blocks import (
     parse_threads,
 )
 from iochar.load._counters import GAP_RESET, OK, QUALITY, RESET, deltas, mark_gaps
+from iochar.load._pool import arrow_array, dictionary, pool_arrays, zeros_i32
 from iochar.load._text import Source, source_name
 
 __all__ = ["BrwStatsLoader", "SECTION_UNITS", "PAGE_SIZE"]
@@ -832,33 +833,68 @@ def _interval_tables(st: _State, snaps: pl.DataFrame, drop: list[int]) -> Iterat
             continue
         key = key_all[mine]
         ukey, v = _dense(row, key, b_read[mine], b_write[mine], len(ri))
-        total = v.sum(axis=(1, 2))
-        d = deltas(np.zeros(len(ri), np.int64), ts, total)
-        dv = v[1:] - v[:-1]
-        # any bin dropping means the target restarted: every bin counts from 0; a
-        # restart inside a gap keeps both facts (gap_reset, see load._counters)
-        reset = (dv < 0).any(axis=(1, 2)) | np.isin(d.quality, (RESET, GAP_RESET))
-        dv[reset] = v[1:][reset]
-        q = np.where(reset, RESET, OK).astype(np.int8)
-        q = mark_gaps(np.zeros(len(q), np.int64), d.interval_s, q)
-        n_i, n_k = dv.shape[0], dv.shape[1]
-        per = n_k * 2
-        # text columns as dictionaries: a few distinct strings, one int32 code per row
-        sec_codes = np.repeat((ukey >> 48).astype(np.int32), 2)
-        yield pa.table(
-            {
-                "target": _coded([tg], np.zeros(n_i * per, np.int32)),
-                "ts": pa.array(
-                    _per_row((ts[1:] * 1e6).round().astype(np.int64), per), pa.timestamp("us")
-                ),
-                "interval_s": pa.array(_per_row(d.interval_s, per), pa.float64()),
-                "section": _coded(sec_names, _tile(sec_codes, n_i)),
-                "op": _coded(["read", "write"], _tile(np.arange(2, dtype=np.int32), n_i * n_k)),
-                "size_bytes": pa.array(_tile(np.repeat(ukey & ((1 << 48) - 1), 2), n_i)),
-                "count": pa.array(dv.reshape(-1), pa.int64()),
-                "quality": _coded(list(QUALITY), _per_row(q.astype(np.int32), per)),
-            }
-        )
+        yield _target_table(tg, ts, ukey, v, sec_names)
+
+
+def _target_table(
+    tg: str, ts: np.ndarray, ukey: np.ndarray, v: np.ndarray, sec_names: list[str]
+) -> pa.Table:
+    """The ``size_hist`` rows of one target: every interval between its dumps.
+
+    Parameters
+    ----------
+    tg : str
+        The target.
+    ts : numpy.ndarray of float64
+        Its dumps' ``snapshot_time``. [s since the epoch]
+    ukey : numpy.ndarray of int64
+        Its bins (section code << 48 | size), increasing.
+    v : numpy.ndarray of int64
+        Cumulative counts, ``[dump, bin, read/write]``.
+    sec_names : list of str
+        Section titles by code.
+
+    Returns
+    -------
+    pyarrow.Table
+        Rows interval by interval, then bin, then read before write; the columns are
+        written in place in Arrow's pool (:mod:`iochar.load._pool`), one pass each.
+    """
+    n_i, n_k = v.shape[0] - 1, v.shape[1]
+    per = n_k * 2
+    n = n_i * per
+    cols = pool_arrays(n, [np.int64, np.int64, np.int64, np.float64, np.int32, np.int32, np.int32])
+    (ts_v, ts_b), (size_v, size_b), (count_v, count_b), (iv_v, iv_b) = cols[:4]
+    (sec_v, sec_b), (op_v, op_b), (q_v, q_b) = cols[4:]
+    dv = count_v.reshape(n_i, n_k, 2)
+    np.subtract(v[1:], v[:-1], out=dv)
+    total = v.sum(axis=(1, 2))
+    d = deltas(np.zeros(len(ts), np.int64), ts, total)
+    # any bin dropping means the target restarted: every bin counts from 0; a
+    # restart inside a gap keeps both facts (gap_reset, see load._counters)
+    reset = (dv < 0).any(axis=(1, 2)) | np.isin(d.quality, (RESET, GAP_RESET))
+    dv[reset] = v[1:][reset]
+    q = np.where(reset, RESET, OK).astype(np.int8)
+    q = mark_gaps(np.zeros(len(q), np.int64), d.interval_s, q)
+    ts_v.reshape(n_i, per)[:] = (ts[1:] * 1e6).round().astype(np.int64)[:, None]
+    iv_v.reshape(n_i, per)[:] = d.interval_s[:, None]
+    q_v.reshape(n_i, per)[:] = q[:, None]
+    sec_v.reshape(n_i, n_k, 2)[:] = (ukey >> 48)[None, :, None]
+    size_v.reshape(n_i, n_k, 2)[:] = (ukey & ((1 << 48) - 1))[None, :, None]
+    op_v.reshape(n_i * n_k, 2)[:] = np.arange(2)
+    # text columns as dictionaries: a few distinct strings, one int32 code per row
+    return pa.table(
+        {
+            "target": dictionary(zeros_i32(n), [tg]),
+            "ts": arrow_array(pa.timestamp("us"), n, ts_b),
+            "interval_s": arrow_array(pa.float64(), n, iv_b),
+            "section": dictionary(arrow_array(pa.int32(), n, sec_b), sec_names),
+            "op": dictionary(arrow_array(pa.int32(), n, op_b), ["read", "write"]),
+            "size_bytes": arrow_array(pa.int64(), n, size_b),
+            "count": arrow_array(pa.int64(), n, count_b),
+            "quality": dictionary(arrow_array(pa.int32(), n, q_b), list(QUALITY)),
+        }
+    )
 
 
 class _Dense(NamedTuple):
@@ -892,27 +928,6 @@ def _dense(
     counts[row, kinv, 0] = read
     counts[row, kinv, 1] = write
     return _Dense(ukey, counts)
-
-
-def _coded(values: list[str], codes: np.ndarray) -> pa.DictionaryArray:
-    """A string column as a dictionary array: ``values[codes]`` (codes in range, int32)."""
-    return pa.DictionaryArray.from_arrays(
-        pa.array(codes, pa.int32()), pa.array(values, pa.string()), safe=False
-    )
-
-
-def _tile(x: np.ndarray, reps: int) -> np.ndarray:
-    """``x`` end to end ``reps`` times (``np.tile`` by broadcasting: one pass, no index)."""
-    out = np.empty((reps, len(x)), x.dtype)
-    out[:] = x
-    return out.reshape(-1)
-
-
-def _per_row(x: np.ndarray, reps: int) -> np.ndarray:
-    """Each element of ``x`` ``reps`` times in a row (``np.repeat`` by broadcasting)."""
-    out = np.empty((len(x), reps), x.dtype)
-    out[:] = x[:, None]
-    return out.reshape(-1)
 
 
 register(BrwStatsLoader())

@@ -100,6 +100,8 @@ from iochar.load._blocks import (
     parse_threads,
 )
 from iochar.load._counters import EXPECT_AMOUNT, flag_implausible, implausible
+from iochar.load._pool import arrow_array, pool_arrays, zeros_i32
+from iochar.load._pool import dictionary as dictionary_of
 from iochar.load._text import Source, source_name
 
 __all__ = ["IostatLoader", "COLUMN_MAP", "CPU_MAP", "JSON_KEYS"]
@@ -217,12 +219,70 @@ def _bad(name: str, line: int | None, expected: str, got: object = None) -> Inpu
     return InputError(name, line, expected, got, kind=KIND)
 
 
+class _BlockNames(NamedTuple):
+    """The device names of a block's device lines, keyed without the state of other blocks.
+
+    Computed by :func:`_prepare` on a worker thread (:func:`_block_names`), so the stage
+    that runs in order only looks up the block's few distinct names
+    (:meth:`_NameCodes.lookup`), and the worker that builds the rows gathers each
+    line's code (:func:`_counters_table`, from a :class:`_Targets`).
+    """
+
+    keys: np.ndarray  # of uint64: the block's distinct name keys, increasing
+    local: np.ndarray  # of int32: per line of the block, its name's index in ``keys``
+
+
+class _Targets(NamedTuple):
+    """Target codes of some device lines, left to the worker that builds their rows."""
+
+    local: np.ndarray  # of int32: per line of the block, its name's index in the block's keys
+    rows: np.ndarray  # the lines
+    lut: np.ndarray  # of int32: dictionary code of each of the block's keys
+    dictionary: pa.Array  # the names, as they were when the block was looked up
+
+
+def _name_keys(blk: _Block, lines: np.ndarray) -> np.ndarray | None:
+    """Key of the device name (first token) of lines ``lines``; None: a name is too long.
+
+    A name of at most 8 bytes is keyed by those bytes read as one little-endian
+    integer (zero-padded; token bytes are never 0, so the key is unique).
+    """
+    start = blk.starts[lines]  # a device line starts with its name
+    size = blk.te_[blk.first_tok[lines]] - start
+    if not len(start) or size.max() > 8 or start[-1] + 8 > len(blk.b):
+        return None
+    words = np.ndarray((len(blk.b) - 7,), "<u8", blk.b, 0, (1,))  # 8 bytes from each byte
+    return words[start] & _LOW_BYTES[size]
+
+
+def _block_names(blk: _Block, lines: np.ndarray) -> _BlockNames | None:
+    """:class:`_BlockNames` of device lines ``lines`` (None: none, or a name too long).
+
+    Names are few and repeat report after report: the distinct keys are found
+    among the first lines' and looked up for all (``searchsorted``), without a
+    sort of every line's key.
+    """
+    key = _name_keys(blk, lines)
+    if key is None:
+        return None
+    keys = np.unique(key[:256])
+    pos = np.searchsorted(keys, key)
+    miss = keys[np.minimum(pos, len(keys) - 1)] != key
+    if miss.any():
+        keys = np.union1d(keys, key[miss])
+        pos = np.searchsorted(keys, key)
+    local = np.zeros(len(blk.ends), np.int32)
+    local[lines] = pos
+    return _BlockNames(keys, local)
+
+
 class _NameCodes:
     """Device names -> dictionary codes, kept from block to block (names are few).
 
     A name of at most 8 bytes is keyed by those bytes read as one integer
-    (zero-padded; token bytes are never 0, so the key is unique); longer names
-    take the general path, :meth:`_Block.names`.
+    (:func:`_name_keys`); longer names take the general path,
+    :meth:`_Block.names`. New names get the next codes, in increasing key order
+    within a block.
     """
 
     def __init__(self) -> None:
@@ -232,18 +292,37 @@ class _NameCodes:
 
     def encode(self, blk: _Block, rows: np.ndarray) -> pa.DictionaryArray:
         """Names of device lines ``rows`` (increasing) as a dictionary array."""
-        start = blk.starts[rows]  # a device line starts with its name
-        size = blk.te_[blk.first_tok[rows]] - start
-        if not len(start) or size.max() > 8 or start[-1] + 8 > len(blk.b):
+        key = _name_keys(blk, rows)
+        if key is None:
             return blk.names(rows)
-        words = np.ndarray((len(blk.b) - 7,), "<u8", blk.b, 0, (1,))  # 8 bytes from each byte
-        key = words[start] & _LOW_BYTES[size]
         pos = np.searchsorted(self.keys, key)
         if not len(self.keys) or (self.keys[np.minimum(pos, len(self.keys) - 1)] != key).any():
             self._add(np.setdiff1d(key, self.keys))
             pos = np.searchsorted(self.keys, key)
         codes = pa.array(self.codes[pos])
         return pa.DictionaryArray.from_arrays(codes, self.dictionary, safe=False)
+
+    def lookup(self, names: _BlockNames, rows: np.ndarray) -> _Targets:
+        """Codes of device lines ``rows`` of a block whose names :func:`_block_names` keyed.
+
+        Gives the codes :meth:`encode` gives (the same new names, added in the same
+        order), but touches only the block's distinct names; the lines' codes are
+        gathered by :meth:`_Targets.array`, on a worker thread.
+        """
+        keys = names.keys
+        pos = np.searchsorted(self.keys, keys)
+        last = len(self.keys) - 1
+        found = np.zeros(len(keys), bool)
+        if last >= 0:
+            found = (pos <= last) & (self.keys[np.minimum(pos, last)] == keys)
+        if not found.all():
+            used = np.bincount(names.local[rows], minlength=len(keys)) > 0
+            new = keys[used & ~found]  # increasing, as encode's setdiff1d gives them
+            if len(new):
+                self._add(new)
+            pos = np.searchsorted(self.keys, keys)  # names not in rows: never gathered
+        lut = self.codes[np.minimum(pos, len(self.keys) - 1)]
+        return _Targets(names.local, rows, lut, self.dictionary)
 
     def _add(self, new: np.ndarray) -> None:
         raw = [int(k).to_bytes(8, "little").rstrip(b"\0") for k in new.tolist()]
@@ -752,6 +831,7 @@ class _Pre(NamedTuple):
     values: np.ndarray  # of float64: per token (see _Block.numbers)
     bad: np.ndarray | None  # tokens of ``mask`` that are not numbers; None: none
     finite: bool  # every value of ``mask`` is finite
+    names: _BlockNames | None  # device names of the device lines; None: none, or too long
 
 
 def _headers(blk: _Block, lines: np.ndarray) -> _Headers:
@@ -783,7 +863,7 @@ def _prepare(item: tuple[Any, bool]) -> _Pre:
         empty = _Headers(none, [], none)
         nothing = np.zeros(0, bool)
         return _Pre(
-            None, 0, tail, nothing, none, None, None, empty, empty, nothing, none, None, True
+            None, 0, tail, nothing, none, None, None, empty, empty, nothing, none, None, True, None
         )
     blk = _Block(buf)
     cls = _classify(blk)
@@ -815,6 +895,7 @@ def _prepare(item: tuple[Any, bool]) -> _Pre:
         values,
         bad,
         bool((np.isfinite(values) | ~mask).all()),
+        _block_names(blk, np.flatnonzero(cls == _DEV)),
     )
 
 
@@ -1338,11 +1419,11 @@ class IostatLoader:
         kinds = _check_value_lines(blk, cls, reports, dev_layout, cpu_layout, st, problems)
         groups = _value_matrices(pre, kinds, st, problems, uncovered)
         _raise_or_skip(problems, blk, first_line, name, skips)
-        return self._block_jobs(blk, groups, reports, first_line, st, name, skips)
+        return self._block_jobs(pre, groups, reports, first_line, st, name, skips)
 
     def _block_jobs(
         self,
-        blk: _Block,
+        pre: _Pre,
         groups: list[_Group],
         reports: _Reports,
         first_line: int,
@@ -1352,6 +1433,7 @@ class IostatLoader:
     ) -> list[_Emit]:
         """What :func:`_emit_block` needs to build the rows of the good lines of reports
         with an interval (device names get their codes here: the dictionary carries)."""
+        blk = pre.blk
         out = []
         for rows, rep, h, is_cpu, mat, ok in groups:
             keep = ~np.isnan(reports.iv[rep])
@@ -1364,11 +1446,15 @@ class IostatLoader:
                 mat = mat.take(keep) if isinstance(mat, _Lazy) else mat[keep]
             if is_cpu:
                 names = pa.DictionaryArray.from_arrays(
-                    _zeros_i32(len(rows)), pa.array(["cpu"]), safe=False
+                    zeros_i32(len(rows)), pa.array(["cpu"]), safe=False
                 )
                 cols = st.cpu_layouts[h]
             else:
-                names = st.names.encode(blk, rows)
+                names = (
+                    st.names.encode(blk, rows)
+                    if pre.names is None
+                    else st.names.lookup(pre.names, rows)
+                )
                 cols = st.dev_layouts[h]
             metrics, picks = _metric_picks(cols, st, is_cpu)
             out.append(
@@ -1530,7 +1616,7 @@ class IostatLoader:
 
 
 def _counters_table(
-    names: pa.Array,
+    names: pa.Array | _Targets,
     ts_us: np.ndarray,
     iv: np.ndarray,
     mat: np.ndarray,
@@ -1540,17 +1626,24 @@ def _counters_table(
     """Long-format counters rows, metric by metric, of the picked columns of ``mat``.
 
     See :meth:`IostatLoader._emit`; ``metrics`` and ``picks`` are :func:`_metric_picks`'s.
+    ``names`` may be :class:`_Targets`: the codes are then gathered straight into the
+    column.
     """
-    k, r = len(metrics), len(names)
+    k = len(metrics)
+    r = len(names.rows) if isinstance(names, _Targets) else len(names)
     # output columns live in Arrow's memory pool, which reuses freed pages: fresh
     # memory costs a page fault per 4 kB, more than writing it
-    cols8, cols4 = _pool_arrays((k, r), 3, 2)
-    (value, value_buf), (ts, ts_buf), (interval, interval_buf) = cols8
-    (target_codes, target_buf), (metric_codes, metric_buf) = cols4
-    ts = ts.view(np.int64)
+    cols = pool_arrays((k, r), [np.float64, np.int64, np.float64, np.int32, np.int32])
+    (value, value_buf), (ts, ts_buf), (interval, interval_buf) = cols[:3]
+    (target_codes, target_buf), (metric_codes, metric_buf) = cols[3:]
     _scale_values(value, mat, picks, iv)
-    enc = names.dictionary_encode() if not isinstance(names, pa.DictionaryArray) else names
-    target_codes[:] = enc.indices.to_numpy(zero_copy_only=False)
+    if isinstance(names, _Targets):
+        target_codes[:] = names.lut[names.local[names.rows]]
+        dictionary = names.dictionary
+    else:
+        enc = names.dictionary_encode() if not isinstance(names, pa.DictionaryArray) else names
+        target_codes[:] = enc.indices.to_numpy(zero_copy_only=False)
+        dictionary = enc.dictionary
     metric_codes[:] = np.arange(k, dtype=np.int32)[:, None]
     ts[:] = ts_us
     interval[:] = iv
@@ -1559,21 +1652,13 @@ def _counters_table(
     return pa.table(
         {
             "target": pa.DictionaryArray.from_arrays(
-                pa.Array.from_buffers(pa.int32(), n, [None, target_buf]),
-                enc.dictionary,
-                safe=False,
+                arrow_array(pa.int32(), n, target_buf), dictionary, safe=False
             ),
-            "metric": pa.DictionaryArray.from_arrays(
-                pa.Array.from_buffers(pa.int32(), n, [None, metric_buf]),
-                pa.array(metrics, pa.string()),
-                safe=False,
-            ),
-            "ts": pa.Array.from_buffers(pa.timestamp("us"), n, [None, ts_buf]),
-            "interval_s": pa.Array.from_buffers(pa.float64(), n, [None, interval_buf]),
-            "value": pa.Array.from_buffers(pa.float64(), n, [None, value_buf]),
-            "quality": pa.DictionaryArray.from_arrays(
-                _zeros_i32(n), pa.array(["ok"], pa.string()), safe=False
-            ),
+            "metric": dictionary_of(arrow_array(pa.int32(), n, metric_buf), metrics),
+            "ts": arrow_array(pa.timestamp("us"), n, ts_buf),
+            "interval_s": arrow_array(pa.float64(), n, interval_buf),
+            "value": arrow_array(pa.float64(), n, value_buf),
+            "quality": dictionary_of(zeros_i32(n), ["ok"]),
         }
     )
 
@@ -1581,7 +1666,7 @@ def _counters_table(
 class _Emit(NamedTuple):
     """The rows of one layout's lines in a block, ready to build (:func:`_emit_block`)."""
 
-    names: pa.Array  # target of each line
+    names: pa.Array | _Targets  # target of each line
     ts: np.ndarray  # of int64: interval end of each line [us]
     iv: np.ndarray  # of float64: interval of each line [s]
     mat: np.ndarray | _Lazy  # of float64: the values as printed (lines x columns)
@@ -1725,41 +1810,6 @@ def _scale_values(
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
-
-
-def _pool_arrays(
-    shape: tuple[int, int], n8: int, n4: int
-) -> tuple[list[tuple[np.ndarray, pa.Buffer]], list[tuple[np.ndarray, pa.Buffer]]]:
-    """Uninitialized 8-byte and 4-byte arrays of ``shape``, one allocation in Arrow's pool.
-
-    Returns
-    -------
-    list of (numpy.ndarray, pyarrow.Buffer)
-        ``n8`` float64 arrays (view as another 8-byte type at will) and their buffers.
-    list of (numpy.ndarray, pyarrow.Buffer)
-        ``n4`` int32 arrays and their buffers.
-    """
-    size = shape[0] * shape[1]
-    step8, step4 = -(-8 * size // 64) * 64, -(-4 * size // 64) * 64  # 64-byte aligned
-    buf = pa.allocate_buffer(n8 * step8 + n4 * step4)
-    mem = np.frombuffer(buf, np.uint8)  # writable; the slices of buf are not
-    out = []
-    places = [(i * step8, 8, np.float64) for i in range(n8)]
-    places += [(n8 * step8 + i * step4, 4, np.int32) for i in range(n4)]
-    for at, width, dtype in places:
-        view = mem[at : at + width * size].view(dtype).reshape(shape)
-        out.append((view, buf.slice(at, width * size)))
-    return out[:n8], out[n8:]
-
-
-_ZEROS = [pa.py_buffer(np.zeros(1 << 16, np.int32))]
-
-
-def _zeros_i32(n: int) -> pa.Array:
-    """``n`` int32 zeros, views of one shared read-only buffer."""
-    if _ZEROS[0].size < 4 * n:
-        _ZEROS[0] = pa.py_buffer(np.zeros(max(n, 2 * _ZEROS[0].size // 4), np.int32))
-    return pa.Array.from_buffers(pa.int32(), n, [None, _ZEROS[0]])
 
 
 register(IostatLoader())

@@ -117,3 +117,39 @@ def test_tolerant_mode_alike_with_many_blocks(monkeypatch):
     small, _, skipped2 = _rows(raw, strict=False)
     assert skipped2 == skipped
     assert small.sort(whole.columns).equals(whole.sort(whole.columns))
+
+
+def _targets(src) -> list[tuple[list[int], list[str]]]:
+    """The ``target`` column as Arrow holds it: per chunk, its codes and its dictionary."""
+    out = []
+    for c in load.parse(src, "iostat"):
+        for tb in c.tables.values():
+            for chunk in tb.column("target").chunks:
+                out.append((chunk.indices.to_pylist(), chunk.dictionary.to_pylist()))
+    return out
+
+
+@pytest.mark.parametrize("nbytes", [300, 5000, 1 << 20])
+def test_device_codes_keyed_on_workers_equal_ordered_encoding(nbytes, monkeypatch):
+    """Device names keyed on the workers get the codes the ordered stage would give.
+
+    Two real runs back to back (sysstat 12.6.1 on one disk, then with ``-p``
+    partitions): the second run's names are new in a later block, and those of its
+    first report (no interval, no rows) only in some blocks. One NVMe-style name of
+    10 bytes (longer than a key's 8) takes the general path in the blocks it is in.
+    Codes and dictionaries must be those of the per-line encoding in the ordered
+    stage (``_block_names`` off), on one thread or three.
+    """
+    first = (IOSTAT / "vm-sysstat12.6.1-x-t.iostat").read_bytes()
+    second = (IOSTAT / "vm-sysstat12.6.1-x-t-p.iostat").read_bytes()
+    assert b"zram0 " in second
+    raw = first + second.replace(b"zram0 ", b"nvme10n1p1 ", 3)
+    _small_blocks(monkeypatch, nbytes, 1)
+    monkeypatch.setattr(iostat_mod, "_block_names", lambda blk, lines: None)
+    ordered = _targets(raw)
+    monkeypatch.undo()
+    for threads in (1, 3):
+        _small_blocks(monkeypatch, nbytes, threads)
+        assert _targets(raw) == ordered
+    names = {n for _, d in ordered for n in d}
+    assert {"loop0p1", "nvme10n1p1", "vda"} <= names
