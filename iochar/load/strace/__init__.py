@@ -6,7 +6,7 @@ times) writes, with or without ``-f`` pid prefixes (``1234  `` with ``-o``,
 durations and ``-y`` fd paths, and turns every system call on a file into one
 row of ``ops``.
 
-Parsing is vectorized over blocks of lines (16 MiB, at most ``chunk_rows``
+Parsing is vectorized over blocks of lines (8 MiB, at most ``chunk_rows``
 lines per chunk): numpy locates and decodes the fields of every line eight
 bytes at a time (unaligned uint64 loads of the block and byte-wise bit tests),
 string fields become zero-copy Arrow string views, polars regexes run only on
@@ -47,8 +47,15 @@ threads (``tests/load/test_strace_blocks.py`` checks every capture in
 ``data/strace`` cut into one-line blocks). The format (prefixes, clock, ``-T``,
 ``-y``, the first working directory and leader pid) is read from the input's
 first 64 KiB before any block is parsed. At most ``threads + 1`` blocks are
-in flight, so memory is bounded by a few blocks (16 MiB of text each) whatever
-the input's size (``bench_strace.py --rss``: about 400 MB peak for 4M lines).
+in flight, so memory is bounded by a few blocks (8 MiB of text each) whatever
+the input's size. A block's intermediates (numpy arrays per line, Arrow and
+polars columns per call) take about ten times its text at their peak, so the
+block size sets the parse's peak memory: 8 MiB blocks were measured at about
+285 MB peak for 4M lines and ``Store.load`` of them at about 510 MB, against
+395 and 610 MB with 16 MiB blocks, and parse as fast on two cores (2M lines:
+1.50 s against 1.66 s, best of 3; 4 MiB: 1.86 s, 2 MiB: 2.54 s, where the
+fixed cost per block, mostly polars queries, starts to show);
+``bench_strace.py --rss`` measures it.
 A plain, uncompressed file is read straight into the scanner's buffers
 (``_read``), normalized as :func:`~iochar.load._text.open_text` would.
 

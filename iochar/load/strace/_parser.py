@@ -927,7 +927,7 @@ class _Parser:
 
         ``threads``: threads in all (one reads and runs the ordered pass, the
         others scan blocks); ``block_bytes``: block size [bytes], by default
-        ``chunk_rows`` * 128 within [1 MiB, 16 MiB].
+        ``chunk_rows`` * 128 within [1 MiB, 8 MiB].
         """
         self.name = name
         self.strict = strict
@@ -936,10 +936,9 @@ class _Parser:
         # scanning threads: every thread but the one running the ordered pass
         self.workers = self.threads - 1
         self.block_bytes = int(
-            block_bytes
-            if block_bytes is not None
-            else min(16 << 20, max(1 << 20, chunk_rows * 128))
+            block_bytes if block_bytes is not None else min(8 << 20, max(1 << 20, chunk_rows * 128))
         )
+        self.depth = self.threads + 1  # blocks put and not yet taken (see run)
         self.skips = SkipLog() if not strict else None
         self.fmt: dict[str, Any] = {}
         # syscall names seen: global id -> name and its attributes
@@ -1030,7 +1029,7 @@ class _Parser:
         :func:`~iochar.load._text.open_text`).
         """
         scans = Scans(self._scan_block, self.workers) if self.workers else None
-        depth = self.threads + 1
+        depth = self.depth
         seen_any = False
         try:
             for first_line, data, n, complete in self._blocks(fh, plain):
