@@ -40,19 +40,34 @@ CKPT_TT = STRACE / "ckpt_tt.strace"
 CUTS = [(3, 1, 1_000_000), (1, 300, 2), (2, 4096, 7)]
 
 
-def run(src, *, strict=True, threads=1, block_bytes=None, chunk_rows=1_000_000, plain=False):
+def run(
+    src,
+    *,
+    strict=True,
+    threads=1,
+    block_bytes=None,
+    chunk_rows=1_000_000,
+    plain=False,
+    depth=None,
+    metas=None,
+):
     """(ops, files, jobs, meta, skips, number of chunks) of one parse with this cut.
 
     ``plain``: read the file ``src`` with ``padded_blocks`` (as the loader reads
-    a plain file) instead of ``open_text``.
+    a plain file) instead of ``open_text``. ``depth``: blocks in flight (default
+    ``threads + 1``). ``metas``: a list that receives every chunk's meta.
     """
     parser = _Parser("trace", strict, chunk_rows, threads=threads, block_bytes=block_bytes)
+    if depth is not None:
+        parser.depth = depth
     if plain:
         with open(src, "rb", buffering=0) as fh:
             chunks = list(parser.run(fh, plain=True))
     else:
         with open_text(src) as fh:
             chunks = list(parser.run(fh))
+    if metas is not None:
+        metas.extend(chunk.meta for chunk in chunks)
     tables: dict[str, list[pa.Table]] = {}
     for chunk in chunks:
         for name, table in chunk.tables.items():
@@ -252,3 +267,31 @@ def test_slow_workers_are_helped(monkeypatch):
     assert len(who) >= 8
     assert who.count("MainThread") >= 2  # the consumer scanned blocks (a worker never does that)
     assert len(set(who)) == 2  # and the worker did some
+
+
+@pytest.mark.parametrize("depth", [1, 2, 5])
+def test_blocks_in_flight_do_not_show(depth):
+    # at most `depth` blocks are queued or scanned ahead of the ordered pass
+    # (fewer blocks in flight, less memory); with 1 the ordered pass scans each
+    # block itself as soon as it is read, with more the worker runs ahead
+    whole = run(WORKERS_O)
+    assert_same(whole, run(WORKERS_O, threads=2, block_bytes=300, depth=depth))
+    ckpt = run(CKPT_TT)
+    assert_same(ckpt, run(CKPT_TT, threads=3, block_bytes=4096, chunk_rows=7, depth=depth))
+
+
+@pytest.mark.parametrize("path", [WORKERS_O, CKPT_TT], ids=lambda p: p.name)
+def test_merged_meta_is_the_one_block_meta(path):
+    # chunks' metas are merged in order, later keys winning (what Store.load
+    # does); earlier chunks may leave keys out (the pid list), the merge may not
+    whole = run(path)
+    metas: list[dict] = []
+    part = run(path, threads=2, block_bytes=300, metas=metas)
+    assert len(metas) > 2
+    merged: dict = {}
+    for meta in metas:
+        merged.update(meta)
+    assert merged == whole[3] == part[3]
+    pids = whole[3]["pids"]  # every pid of the trace, sorted (fewer than 1000 here)
+    assert pids == sorted(pids) and len(pids) == whole[3]["npids"]
+    assert set(whole[0]["rank"].to_pylist()) <= set(pids)

@@ -1710,7 +1710,7 @@ class _Parser:
         tables = {"ops": self._ops_table(r, io, opc, fid, fid_ok, offset, offset_ok, ok)}
         if self.new_files:
             tables["files"] = self._files_table()
-        return Parsed(tables=tables, meta=self._meta(), skips=self.skips)
+        return Parsed(tables=tables, meta=self._meta(final=False), skips=self.skips)
 
     def _two_sided(
         self, r: dict[str, Any], op: np.ndarray, poskind: np.ndarray, flags: np.ndarray
@@ -2198,11 +2198,16 @@ class _Parser:
             }
         )
 
-    def _meta(self) -> dict[str, Any]:
-        """Facts about the trace so far (format, counts, pids, files)."""
-        pids = sorted(self.pid_max)
+    def _meta(self, final: bool = True) -> dict[str, Any]:
+        """Facts about the trace so far (format, counts, pids, files).
+
+        Chunks' metas are merged in order, later keys winning
+        (:class:`~iochar.load._base.Parsed`), so a chunk before the last
+        leaves out the pid list (``final`` False): sorting every pid seen
+        so far for each block cost about 1 ms a block on 2M lines.
+        """
         counts = {self.names[i]: int(c) for i, c in enumerate(self.non_io) if c}
-        return {
+        meta = {
             "tool": "strace",
             "tool_version": None,
             "time_format": self.fmt.get("clock"),
@@ -2220,7 +2225,9 @@ class _Parser:
             "strace_messages": self.messages,
             "unfinished_pairs": self.pairs,
             "unfinished_unresolved": self.unresolved,
-            "npids": len(pids),
-            "pids": pids[:1000],
+            "npids": len(self.pid_max),
             "files": len(self.path2fid),
         }
+        if final:
+            meta["pids"] = sorted(self.pid_max)[:1000]
+        return meta
