@@ -706,11 +706,9 @@ class BrwStatsLoader:
         if st.extra:
             meta["lustre_header"] = "2.14+ (start_time/elapsed_time)"
         produced = False
-        for table in _interval_tables(st, snaps, drop):
-            step = max(1, chunk_rows)
-            for lo in range(0, table.num_rows, step):
-                produced = True
-                yield Parsed(tables={"size_hist": table.slice(lo, step)}, meta=meta, skips=skips)
+        for table in _interval_tables(st, snaps, drop, max(1, chunk_rows)):
+            produced = True
+            yield Parsed(tables={"size_hist": table}, meta=meta, skips=skips)
         if not produced:
             yield Parsed(tables={}, meta=meta, skips=skips)
 
@@ -783,11 +781,14 @@ def _check_dumps(
     return drop
 
 
-def _interval_tables(st: _State, snaps: pl.DataFrame, drop: list[int]) -> Iterator[pa.Table]:
-    """One ``size_hist`` table per target with at least two (kept) dumps.
+def _interval_tables(
+    st: _State, snaps: pl.DataFrame, drop: list[int], chunk_rows: int
+) -> Iterator[pa.Table]:
+    """The ``size_hist`` rows of each target with at least two (kept) dumps, in chunks.
 
-    Rows run interval by interval, then by section (in order of first
-    appearance) and bin, then read before write.
+    Rows run target by target, interval by interval, then by section (in order of
+    first appearance) and bin, then read before write; each target's rows come in
+    tables of ``chunk_rows`` rows (its last one fewer).
     """
     if not st.bins:
         return
@@ -833,13 +834,13 @@ def _interval_tables(st: _State, snaps: pl.DataFrame, drop: list[int]) -> Iterat
             continue
         key = key_all[mine]
         ukey, v = _dense(row, key, b_read[mine], b_write[mine], len(ri))
-        yield _target_table(tg, ts, ukey, v, sec_names)
+        yield from _target_tables(tg, ts, ukey, v, sec_names, chunk_rows)
 
 
-def _target_table(
-    tg: str, ts: np.ndarray, ukey: np.ndarray, v: np.ndarray, sec_names: list[str]
-) -> pa.Table:
-    """The ``size_hist`` rows of one target: every interval between its dumps.
+def _target_tables(
+    tg: str, ts: np.ndarray, ukey: np.ndarray, v: np.ndarray, sec_names: list[str], chunk_rows: int
+) -> Iterator[pa.Table]:
+    """The ``size_hist`` rows of one target, every interval between its dumps, in chunks.
 
     Parameters
     ----------
@@ -853,12 +854,58 @@ def _target_table(
         Cumulative counts, ``[dump, bin, read/write]``.
     sec_names : list of str
         Section titles by code.
+    chunk_rows : int
+        Rows per table (the last one fewer).
 
-    Returns
-    -------
+    Yields
+    ------
     pyarrow.Table
-        Rows interval by interval, then bin, then read before write; the columns are
-        written in place in Arrow's pool (:mod:`iochar.load._pool`), one pass each.
+        Rows interval by interval, then bin, then read before write. Each table is
+        built when its turn comes (:func:`_interval_rows`), so a consumer that is
+        done with one frees it before the next is written, and the pool reuses it.
+    """
+    n_i, n_k = v.shape[0] - 1, v.shape[1]
+    per = n_k * 2
+    total = v.sum(axis=(1, 2))
+    d = deltas(np.zeros(len(ts), np.int64), ts, total)
+    # any bin dropping means the target restarted: every bin counts from 0; a
+    # restart inside a gap keeps both facts (gap_reset, see load._counters)
+    reset = (v[1:] < v[:-1]).any(axis=(1, 2)) | np.isin(d.quality, (RESET, GAP_RESET))
+    q = np.where(reset, RESET, OK).astype(np.int8)
+    q = mark_gaps(np.zeros(len(q), np.int64), d.interval_s, q)
+    ts_us = (ts[1:] * 1e6).round().astype(np.int64)
+    for lo in range(0, n_i * per, chunk_rows):
+        hi = min(lo + chunk_rows, n_i * per)
+        i0, i1 = lo // per, -(-hi // per)  # the intervals the rows lo..hi are in
+        table = _interval_rows(
+            tg,
+            ts_us[i0:i1],
+            d.interval_s[i0:i1],
+            q[i0:i1],
+            reset[i0:i1],
+            v[i0 : i1 + 1],
+            ukey,
+            sec_names,
+        )
+        yield table.slice(lo - i0 * per, hi - lo)
+
+
+def _interval_rows(
+    tg: str,
+    ts_us: np.ndarray,
+    interval_s: np.ndarray,
+    q: np.ndarray,
+    reset: np.ndarray,
+    v: np.ndarray,
+    ukey: np.ndarray,
+    sec_names: list[str],
+) -> pa.Table:
+    """The rows of consecutive intervals of one target (see :func:`_target_tables`).
+
+    ``v`` holds the counts of the dumps that start and end them (one more than
+    the intervals); ``reset`` intervals count from 0 (each bin's own value). The
+    columns are written in place in Arrow's pool (:mod:`iochar.load._pool`), one
+    pass each.
     """
     n_i, n_k = v.shape[0] - 1, v.shape[1]
     per = n_k * 2
@@ -868,16 +915,9 @@ def _target_table(
     (sec_v, sec_b), (op_v, op_b), (q_v, q_b) = cols[4:]
     dv = count_v.reshape(n_i, n_k, 2)
     np.subtract(v[1:], v[:-1], out=dv)
-    total = v.sum(axis=(1, 2))
-    d = deltas(np.zeros(len(ts), np.int64), ts, total)
-    # any bin dropping means the target restarted: every bin counts from 0; a
-    # restart inside a gap keeps both facts (gap_reset, see load._counters)
-    reset = (dv < 0).any(axis=(1, 2)) | np.isin(d.quality, (RESET, GAP_RESET))
     dv[reset] = v[1:][reset]
-    q = np.where(reset, RESET, OK).astype(np.int8)
-    q = mark_gaps(np.zeros(len(q), np.int64), d.interval_s, q)
-    ts_v.reshape(n_i, per)[:] = (ts[1:] * 1e6).round().astype(np.int64)[:, None]
-    iv_v.reshape(n_i, per)[:] = d.interval_s[:, None]
+    ts_v.reshape(n_i, per)[:] = ts_us[:, None]
+    iv_v.reshape(n_i, per)[:] = interval_s[:, None]
     q_v.reshape(n_i, per)[:] = q[:, None]
     sec_v.reshape(n_i, n_k, 2)[:] = (ukey >> 48)[None, :, None]
     size_v.reshape(n_i, n_k, 2)[:] = (ukey & ((1 << 48) - 1))[None, :, None]
