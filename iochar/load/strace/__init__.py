@@ -50,12 +50,12 @@ first 64 KiB before any block is parsed. At most ``threads + 1`` blocks are
 in flight, so memory is bounded by a few blocks (8 MiB of text each) whatever
 the input's size. A block's intermediates (numpy arrays per line, Arrow and
 polars columns per call) take about ten times its text at their peak, so the
-block size sets the parse's peak memory: 8 MiB blocks were measured at about
-285 MB peak for 4M lines and ``Store.load`` of them at about 510 MB, against
-395 and 610 MB with 16 MiB blocks, and parse as fast on two cores (2M lines:
-1.50 s against 1.66 s, best of 3; 4 MiB: 1.86 s, 2 MiB: 2.54 s, where the
-fixed cost per block, mostly polars queries, starts to show);
-``bench_strace.py --rss`` measures it.
+block size sets the parse's peak memory: with 8 MiB blocks the parse of 4M
+lines peaked at about 290 MB and ``Store.load`` of them at 519 MB (median of 7,
+504-530), against about 400 and 620 MB (611-638) with 16 MiB blocks, and two
+cores parse as fast (2M lines, best of 3: 1.50 s against 1.66 s; 4 MiB: 1.86 s,
+2 MiB: 2.54 s, where the fixed cost per block, mostly polars queries, starts to
+show); ``bench_strace.py --rss`` measures it.
 A plain, uncompressed file is read straight into the scanner's buffers
 (``_read``), normalized as :func:`~iochar.load._text.open_text` would.
 
