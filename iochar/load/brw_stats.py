@@ -177,53 +177,53 @@ def _classify(lines: pa.Array) -> pl.DataFrame:
     return _classify_distinct(distinct).drop("line")[enc.indices.to_numpy()]
 
 
-def _classify_distinct(s: pl.Series) -> pl.DataFrame:
-    """:func:`_classify` of distinct lines, with the lines as column ``line``."""
-    snap = s.str.extract(_RE_SNAP, 1)
-    start = s.str.extract(_RE_START, 1)
-    elapsed = s.str.extract(_RE_ELAPSED, 1)
-    title = s.str.extract(_RE_TITLE, 1)
-    param = s.str.extract_groups(_RE_PARAM)
+def _classify_exprs() -> list[pl.Expr]:
+    """The columns of :func:`_classify_distinct`, as expressions over the column ``line``."""
+    line = pl.col("line")
+    snap = line.str.extract(_RE_SNAP, 1)
+    start = line.str.extract(_RE_START, 1)
+    elapsed = line.str.extract(_RE_ELAPSED, 1)
+    title = line.str.extract(_RE_TITLE, 1)
+    param = line.str.extract_groups(_RE_PARAM)
     pname = param.struct.field("1")
-    blank = s.str.strip_chars().str.len_bytes() == 0
-    rw = s.str.contains(_RE_RW)
-    b1 = s.str.contains(_RE_BIN)
     cls = (
-        pl.select(
-            pl.when(blank)
-            .then(BLANK)
-            .when(snap.is_not_null())
-            .then(SNAP)
-            .when(start.is_not_null())
-            .then(START)
-            .when(elapsed.is_not_null())
-            .then(ELAPSED)
-            .when(rw)
-            .then(RW)
-            .when(title.is_not_null())
-            .then(TITLE)
-            .when(b1)
-            .then(BIN)
-            .when(pname.str.ends_with(".brw_stats"))
-            .then(BRWPARAM)
-            .when(pname.is_not_null())
-            .then(PARAM)
-            .otherwise(OTHER)
-            .alias("cls")
-        )
-        .to_series()
-        .cast(pl.Int8)
+        pl.when(line.str.strip_chars().str.len_bytes() == 0)
+        .then(BLANK)
+        .when(snap.is_not_null())
+        .then(SNAP)
+        .when(start.is_not_null())
+        .then(START)
+        .when(elapsed.is_not_null())
+        .then(ELAPSED)
+        .when(line.str.contains(_RE_RW))
+        .then(RW)
+        .when(title.is_not_null())
+        .then(TITLE)
+        .when(line.str.contains(_RE_BIN))
+        .then(BIN)
+        .when(pname.str.ends_with(".brw_stats"))
+        .then(BRWPARAM)
+        .when(pname.is_not_null())
+        .then(PARAM)
+        .otherwise(OTHER)
     )
-    return pl.DataFrame(
-        {
-            "line": s,
-            "cls": cls,
-            "num": snap.fill_null(start).fill_null(elapsed).cast(pl.Float64, strict=False),
-            "title": title,
-            "pname": pname,
-            "pval": param.struct.field("2"),
-        }
-    )
+    return [
+        line,
+        cls.cast(pl.Int8).alias("cls"),
+        snap.fill_null(start).fill_null(elapsed).cast(pl.Float64, strict=False).alias("num"),
+        title.alias("title"),
+        pname.alias("pname"),
+        param.struct.field("2").alias("pval"),
+    ]
+
+
+def _classify_distinct(s: pl.Series) -> pl.DataFrame:
+    """:func:`_classify` of distinct lines, with the lines as column ``line``.
+
+    One ``select`` of expressions built once (:data:`_CLASSIFY`): a block's few
+    distinct lines cost one call into polars, not one per expression.
+    """
+    return pl.DataFrame({"line": s}).select(_CLASSIFY)
 
 
 # A bin row, exactly: blanks are space, tab and CR; each number has at most 18 digits (so it
@@ -281,6 +281,10 @@ def _decode(raw: bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     if longer.size:
         val[longer] += _decode(raw, start[longer], end[longer] - 8) * 10**8
     return val
+
+
+#: :func:`_classify_exprs`, built once.
+_CLASSIFY = _classify_exprs()
 
 
 class _Scan:
