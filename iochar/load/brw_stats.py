@@ -56,7 +56,10 @@ which needs nothing from earlier blocks) runs on every core, blocks ahead
 (:mod:`iochar.load._blocks`, issue 18 item 3), and the line-to-line state is
 followed block by block in input order, so the rows and their order do not
 depend on the block size or the thread count. The text columns (``target``,
-``section``, ``op``, ``quality``) are dictionary arrays.
+``section``, ``op``, ``quality``) are dictionary arrays. The rows are built a
+chunk (``chunk_rows``) at a time as the consumer takes them, each chunk's columns
+written in place in one buffer of Arrow's memory pool (:mod:`iochar.load._pool`),
+which the next chunk reuses once the consumer is done with the last.
 
 Bin rows (most lines) are recognised by one anchored regular expression over
 the block (a row must have exactly the ``LABEL: n % % | n % %`` shape) and their

@@ -67,7 +67,10 @@ block (:func:`_prepare`) and the building of its rows (:func:`_emit_block`) run
 on :func:`~iochar.load._blocks.parse_threads` threads, blocks ahead, while what
 crosses blocks — the report each line is in and the previous report's time, the
 ``Device``/``avg-cpu`` header in force, the line after an ``avg-cpu`` header,
-device-name codes — is followed block by block in input order. Rows come block
+device-name codes — is followed block by block in input order. That ordered stage
+holds the GIL, so it does only per-block work where it can: a block's device
+names are keyed on its worker (:func:`_block_names`) and only its few distinct
+names are looked up in order; each line's code is gathered when its rows are built. Rows come block
 by block in input order; within a block, the rows of each ``Device`` layout and
 then the ``avg-cpu`` rows, metric by metric. The blocks depend only on the
 content and the block size, so the thread count changes neither rows nor order
