@@ -242,3 +242,30 @@ def test_restart_inside_a_gap_keeps_both_facts():
     assert read["quality"].to_list() == ["ok", "ok", "ok", "gap_reset", "ok", "gap"]
     assert read["count"].to_list() == [10, 10, 10, 5, 10, 10]  # since the restart: 5
     assert read["interval_s"].to_list() == [60.0, 60.0, 60.0, 600.0, 60.0, 660.0]
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 7, 100, 1_000_000])
+def test_chunks_hold_chunk_rows_and_the_rows_of_one_chunk(chunk_rows):
+    """Rows built chunk by chunk are those of one chunk, in order, chunk_rows per table.
+
+    Two targets (the ldiskfs series, then the same series as a second OST) and the
+    ZFS series with its reset interval: each target's rows come in tables of
+    ``chunk_rows`` rows, its last one fewer, and together they are the rows of a
+    one-chunk parse, row for row (deltas, resets and quality included).
+    """
+    two = LDISKFS.read_bytes()
+    two += two.replace(b"testfs-OST0000", b"testfs-OST0001")
+    for src in (two, ZFS):
+        whole, _, _ = _load(src)
+        assert whole.height > 0
+        tables = [
+            t for p in BrwStatsLoader().parse(src, chunk_rows=chunk_rows) for t in p.tables.values()
+        ]
+        sizes = [t.num_rows for t in tables]
+        per_target = whole.group_by("target", maintain_order=True).len()["len"].to_list()
+        assert len(per_target) == (2 if src is two else 1)
+        expected = [min(chunk_rows, n - lo) for n in per_target for lo in range(0, n, chunk_rows)]
+        assert sizes == expected
+        got = pl.concat([pl.from_arrow(schema.check_frame("size_hist", t)) for t in tables])
+        assert got.equals(whole)
+    assert (whole["quality"] == "reset").any()  # the ZFS series' third dump
