@@ -13,7 +13,12 @@ discarded, one after the other in the same round so both see the same machine lo
 
 Each pair runs ``--repeat`` times (order alternating between rounds); the table shows
 each command's median wall time [s], the ratio iochar / Drishti, and a note when a
-command failed (Drishti raises on some real logs: its exit status and last line). When
+command failed (Drishti raises on some real logs: its exit status and last line). The
+column ``stack`` is the median wall time of ``python -c "import duckdb, pandas,
+rich.console"``, run once per round beside them: what any process pays before its
+first row when it keeps its data in DuckDB (the store), returns pandas DataFrames (every
+analysis, and ``insights.run`` by issue 19 item 4) and prints with rich (item 3); a log
+whose Drishti run is no longer than that is flagged. When
 ``drishti`` is not installed the iochar times are printed alone and the target is not
 judged. The last line says on how many logs the target holds.
 
@@ -129,15 +134,18 @@ def main(argv: list[str] | None = None) -> int:
         print("drishti is not installed (pip install drishti-io): iochar times only")
     iochar = [sys.executable, "-m", "iochar.cli", "summary"]
     print(f"{len(logs)} logs, median of {args.repeat} runs each, wall time [s]")
-    head = f"{'log':<44} {'iochar':>8} {'drishti':>8} {'ratio':>6}  note"
+    floor_cmd = [sys.executable, "-c", "import duckdb, pandas, rich.console"]
+    head = f"{'log':<44} {'iochar':>8} {'drishti':>8} {'ratio':>6} {'stack':>6}  note"
     print(head)
     print("-" * len(head))
-    within = judged = 0
+    within = judged = below = 0
     for log in logs:
         mine: list[float] = []
         theirs: list[float] = []
         notes: list[str] = []
+        floor: list[float] = []
         for k in range(args.repeat):
+            floor.append(_run(floor_cmd, args.timeout)[0])
             order = ("i", "d") if k % 2 == 0 else ("d", "i")
             for who in order:
                 if who == "i":
@@ -151,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                     if rc != 0 and not any(n.startswith("drishti") for n in notes):
                         notes.append(f"drishti exit {rc}: {last[:60]}")
         t_i = statistics.median(mine)
+        t_f = statistics.median(floor)
         name = str(log.relative_to(ROOT)) if log.is_relative_to(ROOT) else str(log)
         name = name.removeprefix("data/darshan/")
         if len(name) > 44:
@@ -160,13 +169,25 @@ def main(argv: list[str] | None = None) -> int:
             ratio = t_i / t_d
             judged += 1
             within += ratio <= 1.0
-            print(f"{name:<44} {t_i:>8.2f} {t_d:>8.2f} {ratio:>6.2f}  {'; '.join(notes)}")
+            if t_d <= t_f:
+                below += 1
+                notes.append("drishti's whole run <= importing the stack")
+            print(
+                f"{name:<44} {t_i:>8.2f} {t_d:>8.2f} {ratio:>6.2f} {t_f:>6.2f}  {'; '.join(notes)}"
+            )
         else:
-            print(f"{name:<44} {t_i:>8.2f} {'-':>8} {'-':>6}  {'; '.join(notes)}")
+            print(f"{name:<44} {t_i:>8.2f} {'-':>8} {'-':>6} {t_f:>6.2f}  {'; '.join(notes)}")
         if args.stages:
             print(_stages(log, args.timeout))
     if judged:
         print(f"target (iochar <= drishti per log): {within} of {judged} logs")
+        if below:
+            print(
+                f"on {below} log(s) Drishti's whole run takes no longer than importing "
+                "the stack an iochar summary is built on (column stack): DuckDB (the "
+                "store), pandas (every analysis and insights.run returns DataFrames, "
+                "issue 19 item 4) and rich (the terminal summary, item 3)"
+            )
     return 0
 
 
