@@ -61,11 +61,14 @@ chunk (``chunk_rows``) at a time as the consumer takes them, each chunk's column
 written in place in one buffer of Arrow's memory pool (:mod:`iochar.load._pool`),
 which the next chunk reuses once the consumer is done with the last.
 
-Bin rows (most lines) are recognised by one anchored regular expression over
-the block (a row must have exactly the ``LABEL: n % % | n % %`` shape) and their
-numbers decoded in numpy from the block's digit runs, eight digits per 64-bit
-word; the few other lines are classified with polars regular expressions, once
-per distinct line. The line-to-line state (dump, histogram, ``lctl`` parameter)
+Bin rows (most lines) are recognised by one anchored regular expression (a row
+must have exactly the ``LABEL: n % % | n % %`` shape), matched once per distinct
+line *shape* (the line with every digit written as ``0``: the expression reads
+all digits alike, so a line matches exactly when its shape does; a block of
+repeated dumps has a few dozen shapes for ~100,000 lines), and their numbers
+decoded in numpy from the block's digit runs, eight digits per 64-bit word;
+the few other lines are classified with polars regular expressions, once per
+distinct line. The line-to-line state (dump, histogram, ``lctl`` parameter)
 is tracked over the non-bin lines, which bin rows inherit.
 Counts must fit in 18 digits.
 """
@@ -73,6 +76,7 @@ Counts must fit in 18 digits.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from typing import ClassVar, NamedTuple
 
@@ -286,6 +290,21 @@ def _decode(raw: bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return val
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three ``n``-byte work arrays (uint8, bool, bool) of the calling thread, reused.
+
+    A block's byte-wide intermediates are written into these rather than into
+    fresh arrays, whose pages would be touched for the first time on every block.
+    """
+    have = getattr(_SCRATCH, "arrays", None)
+    if have is None or len(have[0]) < n:
+        have = _SCRATCH.arrays = (np.empty(n, np.uint8), np.empty(n, bool), np.empty(n, bool))
+    return have[0][:n], have[1][:n], have[2][:n]
+
+
 #: :func:`_classify_exprs`, built once.
 _CLASSIFY = _classify_exprs()
 
@@ -318,7 +337,8 @@ class _Scan:
     Notes
     -----
     Bin rows (most lines) are matched with one anchored regular expression over
-    the block's lines (Arrow strings over ``raw``, no copy), and their numbers
+    the block's distinct line shapes (each line with its digits as ``0``, hashed by
+    Arrow's dictionary encoding, in a per-thread scratch array), and their numbers
     are decoded from the digit runs of ``raw``: a bin row holds exactly seven
     (label, then ``count % cum`` twice). Only the other lines are classified
     with the per-kind expressions of :func:`_classify`.
@@ -338,13 +358,22 @@ class _Scan:
         offs[1:] = nl + 1
         self.raw, self.nl, self.starts = raw, nl, offs[:-1]
         lines = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(raw))
-        is_bin = pl.Series(lines).str.contains(_RE_BIN_ROW).to_numpy()
+        t8, dig, chg = _scratch(len(buf))
+        np.subtract(buf, np.uint8(48), out=t8)
+        np.less(t8, np.uint8(10), out=dig)  # the digits
+        # each line's shape: its digits as '0' (the expression reads every digit alike),
+        # matched once per distinct shape
+        np.multiply(t8, dig, out=t8)
+        np.subtract(buf, t8, out=t8)
+        shapes = pc.dictionary_encode(
+            pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(t8))
+        )
+        is_bin = pl.Series(shapes.dictionary).str.contains(_RE_BIN_ROW).to_numpy()
+        is_bin = is_bin[shapes.indices.to_numpy()]
         self.bins = np.flatnonzero(is_bin)
         self.subs = np.flatnonzero(~is_bin)
         # digit runs: edges are start, end, start, end... (the block ends in '\n'); a bin
         # row's seven runs follow one another from the first at or after its start
-        dig = (buf - np.uint8(48)) < 10
-        chg = np.empty(len(buf), bool)
         chg[0] = dig[0]
         np.not_equal(dig[1:], dig[:-1], out=chg[1:])
         edges = np.flatnonzero(chg)
@@ -609,7 +638,7 @@ def _scan_block(item: tuple[object, bool]) -> _Scan:
     UTF-8 is read with U+FFFD for the bad bytes.
     """
     buf, b, tail = cut_tail(*item)
-    if (b >= 128).any():
+    if len(b) and b.max() >= 128:
         raw = bytes(buf)
         try:
             raw.decode("utf-8")

@@ -269,3 +269,37 @@ def test_chunks_hold_chunk_rows_and_the_rows_of_one_chunk(chunk_rows):
         got = pl.concat([pl.from_arrow(schema.check_frame("size_hist", t)) for t in tables])
         assert got.equals(whole)
     assert (whole["quality"] == "reset").any()  # the ZFS series' third dump
+
+
+@pytest.mark.parametrize("path", [ZFS, LDISKFS, EX8761, DDN214])
+def test_bin_rows_by_shape_are_the_lines_the_row_expression_matches(path):
+    """Bin rows found once per line shape (digits as '0') are exactly the lines that
+    match the bin-row expression one by one (the module docstring's rule), on the real
+    dumps plus edge lines: a K label, ``::`` and ``||`` runs, tabs and CR, an 18- and a
+    19-digit count, a missing column, letters among the digits."""
+    import re
+
+    from iochar.load.brw_stats import _RE_BIN_ROW, _Scan
+
+    extra = [
+        b"1K:\t\t         0   0 100   | 4059303  94 100",
+        b"8::  1 2 3 || 4 5 6\r",
+        b"  16: 123456789012345678 1 2 | 3 4 5",
+        b"16: 1234567890123456789 1 2 | 3 4 5",
+        b"16: 1 2 | 3 4 5",
+        b"16: 1 2 3 | 4 5 6 7",
+        b"16: 1 2x 3 | 4 5 6",
+        b"16:1 2 3 | 4 5 6",
+        b"",
+    ]
+    raw = path.read_bytes() + b"\n".join(extra) + b"\n"
+    rx = re.compile(_RE_BIN_ROW.replace(r"\z", r"\Z").encode())
+    lines = [ln + b"\n" for ln in raw.split(b"\n")[:-1]]
+    expect = [i for i, ln in enumerate(lines) if rx.match(ln)]
+    sc = _Scan(raw)
+    assert sc.bins.tolist() == expect
+    if path in (ZFS, LDISKFS):  # the .lctl dumps' histograms are empty
+        assert len(expect) > 50
+    # the shapes of the edge lines above decide both ways
+    n0 = len(lines) - len(extra)
+    assert [i - n0 for i in expect if i >= n0] == [0, 1, 2]
