@@ -66,7 +66,8 @@ must have exactly the ``LABEL: n % % | n % %`` shape), matched once per distinct
 line *shape* (the line with every digit written as ``0``: the expression reads
 all digits alike, so a line matches exactly when its shape does; a block of
 repeated dumps has a few dozen shapes for ~100,000 lines), and their numbers
-decoded in numpy from the block's digit runs, eight digits per 64-bit word;
+decoded in numpy from the digit runs (at the offsets of the shape's, found once
+per shape), eight digits per 64-bit word;
 the few other lines are classified with polars regular expressions, once per
 distinct line. The line-to-line state (dump, histogram, ``lctl`` parameter)
 is tracked over the non-bin lines, which bin rows inherit.
@@ -293,16 +294,49 @@ def _decode(raw: bytes, start: np.ndarray, end: np.ndarray) -> np.ndarray:
 _SCRATCH = threading.local()
 
 
-def _scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three ``n``-byte work arrays (uint8, bool, bool) of the calling thread, reused.
+def _scratch(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two ``n``-byte work arrays (uint8, bool) of the calling thread, reused.
 
     A block's byte-wide intermediates are written into these rather than into
     fresh arrays, whose pages would be touched for the first time on every block.
     """
     have = getattr(_SCRATCH, "arrays", None)
     if have is None or len(have[0]) < n:
-        have = _SCRATCH.arrays = (np.empty(n, np.uint8), np.empty(n, bool), np.empty(n, bool))
-    return have[0][:n], have[1][:n], have[2][:n]
+        have = _SCRATCH.arrays = (np.empty(n, np.uint8), np.empty(n, bool))
+    return have[0][:n], have[1][:n]
+
+
+def _shape_runs(shapes: pa.Array, is_bin: np.ndarray) -> np.ndarray:
+    """Where each bin-row shape's digit runs 0, 1 and 4 start and end, from its start.
+
+    Parameters
+    ----------
+    shapes : pyarrow.LargeStringArray
+        Distinct line shapes (digits written as ``0``, newline kept).
+    is_bin : numpy.ndarray of bool
+        The shapes that match the bin-row expression (exactly seven runs).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (len(shapes), 6)
+        Start and end of the label's run and of the first count of each side
+        (0 for a shape that is not a bin row). [bytes]
+    """
+    out = np.zeros((len(shapes), 6), np.int64)
+    sel = np.flatnonzero(is_bin)
+    if not sel.size:
+        return out
+    bs = shapes.take(pa.array(sel))
+    offs = np.frombuffer(bs.buffers()[1], np.int64)[bs.offset : bs.offset + len(bs) + 1]
+    data = np.frombuffer(bs.buffers()[2], np.uint8)[: offs[-1]]
+    dig = data == 48
+    chg = np.empty(len(dig), bool)
+    chg[0] = dig[0]
+    np.not_equal(dig[1:], dig[:-1], out=chg[1:])
+    edges = np.flatnonzero(chg)  # start, end, start, end... (each shape ends in '\n')
+    e0 = np.searchsorted(edges, offs[:-1])
+    out[sel] = edges[e0[:, None] + np.array([0, 1, 2, 3, 8, 9])] - offs[:-1, None]
+    return out
 
 
 #: :func:`_classify_exprs`, built once.
@@ -340,8 +374,10 @@ class _Scan:
     the block's distinct line shapes (each line with its digits as ``0``, hashed by
     Arrow's dictionary encoding, in a per-thread scratch array), and their numbers
     are decoded from the digit runs of ``raw``: a bin row holds exactly seven
-    (label, then ``count % cum`` twice). Only the other lines are classified
-    with the per-kind expressions of :func:`_classify`.
+    (label, then ``count % cum`` twice), at the same offsets as its shape's ``0``
+    runs, which are found once per distinct shape (:func:`_shape_runs`). Only
+    the other lines are classified with the per-kind expressions of
+    :func:`_classify`.
     """
 
     def __init__(self, raw: bytes | pa.Buffer, tail: bytes | None = None) -> None:
@@ -358,7 +394,7 @@ class _Scan:
         offs[1:] = nl + 1
         self.raw, self.nl, self.starts = raw, nl, offs[:-1]
         lines = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(raw))
-        t8, dig, chg = _scratch(len(buf))
+        t8, dig = _scratch(len(buf))
         np.subtract(buf, np.uint8(48), out=t8)
         np.less(t8, np.uint8(10), out=dig)  # the digits
         # each line's shape: its digits as '0' (the expression reads every digit alike),
@@ -368,20 +404,19 @@ class _Scan:
         shapes = pc.dictionary_encode(
             pa.LargeStringArray.from_buffers(n, pa.py_buffer(offs), pa.py_buffer(t8))
         )
-        is_bin = pl.Series(shapes.dictionary).str.contains(_RE_BIN_ROW).to_numpy()
-        is_bin = is_bin[shapes.indices.to_numpy()]
+        is_shape = pl.Series(shapes.dictionary).str.contains(_RE_BIN_ROW).to_numpy()
+        shape_of = shapes.indices.to_numpy()
+        is_bin = is_shape[shape_of]
         self.bins = np.flatnonzero(is_bin)
         self.subs = np.flatnonzero(~is_bin)
-        # digit runs: edges are start, end, start, end... (the block ends in '\n'); a bin
-        # row's seven runs follow one another from the first at or after its start
-        chg[0] = dig[0]
-        np.not_equal(dig[1:], dig[:-1], out=chg[1:])
-        edges = np.flatnonzero(chg)
-        e0 = np.searchsorted(edges, self.starts[self.bins])
-        label_end = edges[e0 + 1]
-        self.size = _decode(raw, edges[e0], label_end) * _MULT[buf[label_end]]
-        self.read = _decode(raw, edges[e0 + 2], edges[e0 + 3])
-        self.write = _decode(raw, edges[e0 + 8], edges[e0 + 9])
+        # a line's digit runs sit where its shape's '0' runs do: the label's, then the
+        # first count of each side (runs 0, 1 and 4 of seven)
+        run = _shape_runs(shapes.dictionary, is_shape)[shape_of[self.bins]]
+        run += self.starts[self.bins, None]
+        label_end = run[:, 1]
+        self.size = _decode(raw, run[:, 0], label_end) * _MULT[buf[label_end]]
+        self.read = _decode(raw, run[:, 2], run[:, 3])
+        self.write = _decode(raw, run[:, 4], run[:, 5])
         self.sub = _classify(pc.utf8_rtrim(lines.take(self.subs), characters="\r\n"))
         sub_cls = self.sub["cls"].to_numpy().copy()
         sub_cls[sub_cls == BIN] = OTHER  # a bin-like row that failed the exact layout

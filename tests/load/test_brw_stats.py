@@ -303,3 +303,13 @@ def test_bin_rows_by_shape_are_the_lines_the_row_expression_matches(path):
     # the shapes of the edge lines above decide both ways
     n0 = len(lines) - len(extra)
     assert [i - n0 for i in expect if i >= n0] == [0, 1, 2]
+    # numbers read where the shape's runs are: label (K = 1024), first count of each side
+    got = list(zip(sc.size.tolist(), sc.read.tolist(), sc.write.tolist(), strict=True))
+    assert got[-3:] == [(1024, 0, 4059303), (8, 1, 4), (16, 123456789012345678, 3)]
+    unit = {b"": 1, b"K": 1 << 10, b"M": 1 << 20, b"G": 1 << 30}
+    nums = re.compile(rb"\s*(\d+)([KMG]?)[KMG]*:+\s+(\d+)[^|]*\|+\s*(\d+)")
+    want = []
+    for i in expect:
+        m = nums.match(lines[i])
+        want.append((int(m[1]) * unit[m[2]], int(m[3]), int(m[4])))
+    assert got == want
