@@ -16,12 +16,13 @@ import re
 import threading
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
 from iochar.errors import InputError
 from iochar.load._text import BOM, open_text
-from iochar.load.strace import StraceLoader
+from iochar.load.strace import StraceLoader, _block
 from iochar.load.strace._parser import _Parser
 from iochar.load.strace._read import plain_file
 
@@ -295,3 +296,33 @@ def test_merged_meta_is_the_one_block_meta(path):
     pids = whole[3]["pids"]  # every pid of the trace, sorted (fewer than 1000 here)
     assert pids == sorted(pids) and len(pids) == whole[3]["npids"]
     assert set(whole[0]["rank"].to_pylist()) <= set(pids)
+
+
+def _first_last(hit):
+    """Index of the first and of the last True of each row of 8 (8 / -1 when none)."""
+    some = hit.any(axis=1)
+    first = np.where(some, hit.argmax(axis=1), 8)
+    last = np.where(some, 7 - hit[:, ::-1].argmax(axis=1), -1)
+    return first, last
+
+
+@pytest.mark.parametrize("popcount", [True, False], ids=["popcount", "log2"])
+@pytest.mark.parametrize("path", [WORKERS_O, CKPT_TT], ids=lambda p: p.name)
+def test_swar_byte_search_finds_the_bytes(path, popcount, monkeypatch):
+    # the scanner finds bytes eight at a time (_first/_last of a high-bit mask);
+    # at every offset of a real capture they must name the byte a plain
+    # byte-by-byte search names, with popcount (numpy >= 2) and without
+    if not popcount:
+        monkeypatch.setattr(_block, "_POPCOUNT", None)
+    data = np.frombuffer(path.read_bytes()[: 1 << 16], dtype=np.uint8)
+    blk = _block._Block.of_bytes(data.tobytes())
+    pos = np.arange(data.size - 8)
+    words = blk.load(pos)
+    window = np.lib.stride_tricks.sliding_window_view(data, 8)[: pos.size]
+    digit = (window >= 48) & (window <= 57)
+    cases = [(_block._eqb(words, byte), window == byte) for byte in b' =(<>,"0\n']
+    cases.append((_block._nondigit(words), ~digit))
+    for mask, hit in cases:
+        first, last = _first_last(hit)
+        assert (_block._first(mask) == first).all()
+        assert (_block._last(mask) == last).all()

@@ -37,6 +37,11 @@ _ONES = _U64(0xFFFFFFFFFFFFFFFF)
 _PAD = 256  # zero bytes after a block, so loads past a line never leave it
 
 
+def has_high(arr: np.ndarray) -> bool:
+    """Whether any byte of ``arr`` (uint8) is >= 0x80 (a max, no temporary)."""
+    return arr.size > 0 and int(arr.max()) >= 0x80
+
+
 def _rep(byte: int) -> np.uint64:
     """``byte`` repeated in all eight bytes of a uint64."""
     return _U64(byte * 0x0101010101010101)
@@ -75,15 +80,36 @@ def _nonhex(w: np.ndarray) -> np.ndarray:
     return _nondigit(w) & ~(at_least_a & at_most_f) & _HI
 
 
+# numpy >= 2.0 counts set bits (popcount); the fallback takes log2 of a float64
+_POPCOUNT = getattr(np, "bitwise_count", None)
+
+
 def _first(m: np.ndarray) -> np.ndarray:
-    """Index of the lowest byte with its high bit set; 8 when none."""
-    low = m & (~m + _U64(1))
-    bit = np.log2(np.maximum(low, _U64(1)).astype(np.float64)).astype(np.int64)
+    """Index of the lowest byte with its high bit set; 8 when none.
+
+    ``m``: the high bits of bytes only (what the tests above return). The
+    bits below the lowest set one, counted, are 8 per byte before it (64
+    when none is set).
+    """
+    below = (m & (~m + _U64(1))) - _U64(1)
+    if _POPCOUNT is not None:
+        return _POPCOUNT(below).astype(np.int64) >> 3
+    bit = np.log2(np.maximum(below + _U64(1), _U64(1)).astype(np.float64)).astype(np.int64)
     return np.where(m == 0, 8, bit >> 3)
 
 
 def _last(m: np.ndarray) -> np.ndarray:
-    """Index of the highest byte with its high bit set; -1 when none."""
+    """Index of the highest byte with its high bit set; -1 when none.
+
+    ``m``: the high bits of bytes only (what the tests above return). Each
+    set bit copied to the high bits of every byte below it leaves one bit per
+    byte up to the highest: their count less one is its index.
+    """
+    if _POPCOUNT is not None:
+        x = m | (m >> _U64(8))
+        x |= x >> _U64(16)
+        x |= x >> _U64(32)
+        return _POPCOUNT(x).astype(np.int64) - 1
     bit = np.log2(np.maximum(m, _U64(1)).astype(np.float64)).astype(np.int64)
     return np.where(m == 0, -1, bit >> 3)
 
@@ -125,9 +151,8 @@ class _Block:
         garbage has it). Use :meth:`of_bytes` for a ``bytes`` block.
         """
         body = buf[:n]
-        high = body >= 0x80
-        if high.any():
-            body[high] = ord("?")
+        if has_high(body):
+            body[body >= 0x80] = ord("?")
         self.n = n
         self.buf = buf
         size = n + _PAD
@@ -146,7 +171,9 @@ class _Block:
 
     def load(self, pos: np.ndarray) -> np.ndarray:
         """Eight bytes from each position (positions below 0 read from 0)."""
-        return self.u64[np.maximum(pos, 0)]
+        if pos.size and pos.min() < 0:  # rare: a check first spares a temporary
+            pos = np.maximum(pos, 0)
+        return self.u64[pos]
 
     def match(self, pos: np.ndarray, word: tuple[np.uint64, np.uint64]) -> np.ndarray:
         """Whether the bytes at each position start with ``word`` (see :func:`_word`)."""

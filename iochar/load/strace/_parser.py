@@ -42,6 +42,7 @@ from iochar.load.strace._block import (
     _nondigit,
     _nonhex,
     _word,
+    has_high,
 )
 from iochar.load.strace._read import padded_blocks
 from iochar.load.strace._steal import Scans
@@ -1125,7 +1126,7 @@ class _Parser:
                 return []
             block = data
         else:
-            if not (data[:n] >= 0x80).any():
+            if not has_high(data[:n]):
                 return []
             block = bytes(data[:n])
         try:
