@@ -411,12 +411,12 @@ class _Scan:
         self.subs = np.flatnonzero(~is_bin)
         # a line's digit runs sit where its shape's '0' runs do: the label's, then the
         # first count of each side (runs 0, 1 and 4 of seven)
-        run = _shape_runs(shapes.dictionary, is_shape)[shape_of[self.bins]]
-        run += self.starts[self.bins, None]
-        label_end = run[:, 1]
-        self.size = _decode(raw, run[:, 0], label_end) * _MULT[buf[label_end]]
-        self.read = _decode(raw, run[:, 2], run[:, 3])
-        self.write = _decode(raw, run[:, 4], run[:, 5])
+        run = _shape_runs(shapes.dictionary, is_shape).T.take(shape_of[self.bins], axis=1)
+        run += self.starts[self.bins]
+        label_end = run[1]
+        self.size = _decode(raw, run[0], label_end) * _MULT[buf[label_end]]
+        self.read = _decode(raw, run[2], run[3])
+        self.write = _decode(raw, run[4], run[5])
         self.sub = _classify(pc.utf8_rtrim(lines.take(self.subs), characters="\r\n"))
         sub_cls = self.sub["cls"].to_numpy().copy()
         sub_cls[sub_cls == BIN] = OTHER  # a bin-like row that failed the exact layout
