@@ -308,7 +308,7 @@ def _first_last(hit):
 
 @pytest.mark.parametrize("popcount", [True, False], ids=["popcount", "log2"])
 @pytest.mark.parametrize("path", [WORKERS_O, CKPT_TT], ids=lambda p: p.name)
-def test_swar_byte_search_finds_the_bytes(path, popcount, monkeypatch):
+def test_swar_byte_search_finds_the_bytes_and_digits(path, popcount, monkeypatch):
     # the scanner finds bytes eight at a time (_first/_last of a high-bit mask);
     # at every offset of a real capture they must name the byte a plain
     # byte-by-byte search names, with popcount (numpy >= 2) and without
@@ -326,3 +326,12 @@ def test_swar_byte_search_finds_the_bytes(path, popcount, monkeypatch):
         first, last = _first_last(hit)
         assert (_block._first(mask) == first).all()
         assert (_block._last(mask) == last).all()
+    # the leading run of digits of each load: its length and decimal value
+    length = _first_last(~digit)[0]
+    places = np.arange(8)[None, :] < length[:, None]
+    value = np.zeros(pos.size, dtype=np.int64)
+    for k in range(8):
+        value = np.where(places[:, k], value * 10 + (window[:, k].astype(np.int64) - 48), value)
+    got, got_len = _block._digits(words)
+    assert (got_len == length).all() and (got == value).all()
+    assert (length > 0).sum() > 1000  # timestamps, pids, fds and results

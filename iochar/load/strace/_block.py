@@ -42,6 +42,14 @@ def has_high(arr: np.ndarray) -> bool:
     return arr.size > 0 and int(arr.max()) >= 0x80
 
 
+# uint64 masks keeping the lowest 0..8 bytes, by byte count
+_LOW_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
+# the left shift [bits] moving a run of 1..8 leading digits to the top bytes (0 for none)
+_DIGIT_SHIFT = np.array([0] + [8 * (8 - k) for k in range(1, 9)], dtype=np.uint64)
+
+
 def _rep(byte: int) -> np.uint64:
     """``byte`` repeated in all eight bytes of a uint64."""
     return _U64(byte * 0x0101010101010101)
@@ -123,17 +131,20 @@ def _conv8(x: np.ndarray) -> np.ndarray:
 
 
 def _digits(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Value and length of the leading run of decimal digits in each load."""
+    """Value and length of the leading run of decimal digits in each load.
+
+    The run's digit values are kept (``_LOW_MASKS``) and moved to the top
+    bytes, the first digit the most significant, for :func:`_conv8`; no
+    digits leave 0.
+    """
     n = _first(_nondigit(w))
-    shift = (8 * (8 - np.minimum(n, 8))).astype(np.uint64)
-    x = np.where(n == 0, _U64(0), (w - _C30) << np.minimum(shift, _U64(63)))
-    return np.where(n == 0, 0, _conv8(x)), n
+    x = ((w - _C30) & _LOW_MASKS[n]) << _DIGIT_SHIFT[n]
+    return _conv8(x), n
 
 
 def _low_mask(nbytes: np.ndarray) -> np.ndarray:
-    """uint64 masks keeping the lowest ``nbytes`` (0..8) bytes."""
-    nb = np.clip(nbytes, 0, 8).astype(np.uint64)
-    return np.where(nb >= 8, _ONES, (_U64(1) << np.minimum(nb * _U64(8), _U64(63))) - _U64(1))
+    """uint64 masks keeping the lowest ``nbytes`` (0..8, clipped) bytes."""
+    return _LOW_MASKS[np.clip(nbytes, 0, 8)]
 
 
 class _Block:
