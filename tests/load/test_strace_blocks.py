@@ -335,3 +335,26 @@ def test_swar_byte_search_finds_the_bytes_and_digits(path, popcount, monkeypatch
     got, got_len = _block._digits(words)
     assert (got_len == length).all() and (got == value).all()
     assert (length > 0).sum() > 1000  # timestamps, pids, fds and results
+
+
+@pytest.mark.parametrize("path", [WORKERS_O, CKPT_TT], ids=lambda p: p.name)
+def test_string_views_are_the_bytes(path):
+    # the scanner hands strings out as Arrow views into the block: inline up to
+    # 12 bytes, else buffer 0 at an offset (Arrow columnar format, "Variable-size
+    # Binary View Layout"); each must read back as the bytes it points at
+    data = path.read_bytes()
+    blk = _block._Block.of_bytes(data)
+    rng = np.random.default_rng(18)
+    starts = rng.integers(0, len(data) - 64, 5000)
+    lens = rng.integers(-1, 40, 5000)  # around the 12-byte inline limit; -1 reads as ""
+    valid = rng.random(5000) < 0.9
+    want = [
+        data[s : s + max(n, 0)].decode() if v else None
+        for s, n, v in zip(starts.tolist(), lens.tolist(), valid.tolist(), strict=True)
+    ]
+    assert blk.strings(starts, lens, valid).to_pylist() == want
+    every = np.ones(5000, dtype=bool)
+    pairs = zip(starts.tolist(), lens.tolist(), strict=True)
+    assert blk.strings(starts, lens, every).to_pylist() == [
+        data[s : s + max(n, 0)].decode() for s, n in pairs
+    ]

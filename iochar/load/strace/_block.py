@@ -276,25 +276,28 @@ class _Block:
     def strings(self, starts: np.ndarray, lens: np.ndarray, valid: np.ndarray) -> pa.Array:
         """Arrow string views of ``buf[start:start+len]`` (NULL where not valid)."""
         n = starts.size
-        views = np.zeros((n, 4), dtype=np.uint32)
+        # a view is 16 bytes, two little-endian uint64 here: the length (4 bytes)
+        # and the first 4 bytes; then the next 8 bytes (a string of <= 12
+        # bytes, inline) or buffer 0 (4 bytes) and the offset in it (4 bytes)
+        views = np.zeros((n, 2), dtype=np.uint64)
         idx = np.flatnonzero(valid)
         if idx.size:
             st = starts[idx].astype(np.int64)
             ln = np.maximum(lens[idx], 0).astype(np.int64)
             w0 = self.u64[st] & _low_mask(ln)
-            w1 = self.u32[st + 8] & _low_mask(ln - 8).astype(np.uint32)
-            inline = ln <= 12
-            cols = (
-                ln.astype(np.uint32),
-                (w0 & _U64(0xFFFFFFFF)).astype(np.uint32),
-                np.where(inline, (w0 >> _U64(32)).astype(np.uint32), 0),
-                np.where(inline, w1, st.astype(np.uint32)),
+            w1 = self.u32[st + 8].astype(np.uint64) & _low_mask(ln - 8)
+            head = ln.astype(np.uint64) | (w0 << _U64(32))
+            tail = np.where(
+                ln <= 12,
+                (w0 >> _U64(32)) | (w1 << _U64(32)),
+                (st.astype(np.uint64) & _U64(0xFFFFFFFF)) << _U64(32),
             )
-            for k, col in enumerate(cols):
-                if idx.size == n:
-                    views[:, k] = col
-                else:
-                    views[idx, k] = col
+            if idx.size == n:
+                views[:, 0] = head
+                views[:, 1] = tail
+            else:
+                views[idx, 0] = head
+                views[idx, 1] = tail
         validity = None
         if idx.size < n:
             validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
