@@ -1186,7 +1186,7 @@ _LOAD_MEMORY = 128 << 20
 #: thread and a larger one on every core: 49 inserts of one row group each (a
 #: 6M-row trace-parquet) took 1.57 s, the same rows in 13 inserts of four 0.83 s,
 #: on 2 cores. Loaders' chunks are often one row group or less (Parquet row groups,
-#: 16 MiB text blocks).
+#: strace's 8 MiB text blocks).
 _INSERT_ROWS = 4 * 122_880
 
 #: DuckDB's spelling of a ``memory_limit`` setting, e.g. ``19.0 GiB``.
@@ -1465,8 +1465,12 @@ class _Prefetch:
         self._thread.start()
 
     def _weight(self, tag: str, item: Any) -> int:
-        if not self._by_rows or tag != "item":
-            return 1 if not self._by_rows else 0
+        """What ``item`` counts against the bound: 1 an item, or, by rows, its rows
+        (the end and an error count nothing)."""
+        if not self._by_rows:
+            return 1
+        if tag != "item":
+            return 0
         tables = getattr(item, "tables", None)
         if not isinstance(tables, dict):
             return self._limit  # unknown size: one such item at a time

@@ -1448,9 +1448,7 @@ class IostatLoader:
                 rows, rep = rows[keep], rep[keep]
                 mat = mat.take(keep) if isinstance(mat, _Lazy) else mat[keep]
             if is_cpu:
-                names = pa.DictionaryArray.from_arrays(
-                    zeros_i32(len(rows)), pa.array(["cpu"]), safe=False
-                )
+                names = dictionary_of(zeros_i32(len(rows)), ["cpu"])
                 cols = st.cpu_layouts[h]
             else:
                 names = (
