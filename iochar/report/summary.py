@@ -649,18 +649,23 @@ def summarize(
         seconds[stage] = seconds.get(stage, 0.0) + now - t0
         t0 = now
 
-    facts = query(store, _FACTS_SQL, params={"jobs": ids}).df()
-    nprocs = dict(zip(facts["job_id"], pd.to_numeric(facts["nprocs"]), strict=True))
-    runtime = dict(zip(facts["job_id"], pd.to_numeric(facts["runtime_s"]), strict=True))
-    iface = _interfaces(store, ids, nprocs, runtime)
-    lap("facts")
-    metrics = jobs_mod.job_metrics(store, job_id=one)
-    mj = metrics.jobs.set_index("job_id")
-    lap("job_metrics")
-    labels = classified(store, job_id=one)  # shared with the insight rules that need it
-    lap("classify")
-    found = insights.run(store, job_id=one)
-    lap("insights")
+    # the rules' queries run on a second connection while the analyses below run
+    pending = insights.start(store, job_id=one)
+    try:
+        facts = query(store, _FACTS_SQL, params={"jobs": ids}).df()
+        nprocs = dict(zip(facts["job_id"], pd.to_numeric(facts["nprocs"]), strict=True))
+        runtime = dict(zip(facts["job_id"], pd.to_numeric(facts["runtime_s"]), strict=True))
+        iface = _interfaces(store, ids, nprocs, runtime)
+        lap("facts")
+        metrics = jobs_mod.job_metrics(store, job_id=one)
+        mj = metrics.jobs.set_index("job_id")
+        lap("job_metrics")
+        labels = classified(store, job_id=one)  # shared with the insight rules that need it
+        lap("classify")
+        found = pending.result()
+        lap("insights")
+    finally:
+        pending.close()
     not_checked: dict[int, int] = {}
     for nc in found.evidence["not_checked"]:
         not_checked[int(nc["job_id"])] = not_checked.get(int(nc["job_id"]), 0) + 1

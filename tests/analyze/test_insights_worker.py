@@ -110,9 +110,7 @@ def test_an_open_transaction_is_seen(db):
 
 
 def test_a_temporary_view_of_the_store_connection_is_seen(db):
-    db.con.execute(
-        "CREATE OR REPLACE TEMP VIEW my_jobs AS SELECT job_id, 2 AS m FROM jobs"
-    )
+    db.con.execute("CREATE OR REPLACE TEMP VIEW my_jobs AS SELECT job_id, 2 AS m FROM jobs")
     try:
         rule = _mine("MY-TEMP", "SELECT job_id, m FROM my_jobs "
                      "WHERE $job_id IS NULL OR job_id = $job_id")  # fmt: skip
@@ -129,3 +127,32 @@ def test_a_broken_rule_raises_from_the_store_connection(db):
         insights.run(db, rules=[*RULES, rule])
     # the store is usable afterwards
     assert db.sql("SELECT count(*) FROM jobs").fetchall()[0][0] == len(LOGS)
+
+
+def test_start_runs_while_the_store_connection_is_used(db):
+    from iochar.analyze import jobs as jobs_mod
+
+    alone = insights.run(db)
+    pending = insights.start(db)
+    # the caller goes on with the store's own connection meanwhile
+    metrics = jobs_mod.job_metrics(db)
+    assert len(metrics.jobs) == len(LOGS)
+    found = pending.result()
+    assert pending.result() is found
+    assert _plain(found) == _plain(alone)
+    assert found.evidence == alone.evidence
+
+
+def test_start_checks_its_arguments_and_close_stops_it(db):
+    from iochar.errors import ParameterError
+
+    with pytest.raises(ParameterError):
+        insights.start(db, params={"no_such_threshold": 1})
+    with pytest.raises(ParameterError):
+        insights.start(db, job_id="1")
+    pending = insights.start(db)
+    pending.close()
+    pending.close()
+    assert not any(t.name == "iochar-insights-sql" for t in threading.enumerate())
+    db.con.execute("CREATE OR REPLACE TEMP TABLE after_close AS SELECT 1 AS x")
+    db.con.execute("DROP TABLE after_close")

@@ -49,7 +49,18 @@ from iochar.analyze.insights.rules_ranks import RULES as _RANK_RULES
 from iochar.analyze.insights.rules_system import RULES as _SYSTEM_RULES
 from iochar.errors import ParameterError
 
-__all__ = ["COLUMNS", "RULES", "SEVERITIES", "TOPICS", "Param", "Rule", "run", "rule_params"]
+__all__ = [
+    "COLUMNS",
+    "RULES",
+    "SEVERITIES",
+    "TOPICS",
+    "Param",
+    "Pending",
+    "Rule",
+    "rule_params",
+    "run",
+    "start",
+]
 
 #: Columns of :func:`run`.
 COLUMNS = ("job_id", "code", "topic", "severity", "title", "evidence", "recommendation", "sql")
@@ -127,54 +138,6 @@ def _evidence(
     return names, records, (sql or "").strip(), needs
 
 
-def _all_evidence(store, rules: list[Rule], job_id, used: Mapping[str, Mapping[str, float]]):
-    """Every rule's :func:`_evidence`, in the order of ``rules``.
-
-    The SQL rules' queries run on a second connection to the same database (a DuckDB
-    cursor) in a worker thread while this thread runs the ``compute`` rules: DuckDB
-    releases the GIL while it runs a statement, so its time overlaps the analyses'
-    Python (an ``iochar summary`` of one Darshan log: the insights stage 120 -> 90 ms).
-
-    A second connection sees what is committed, not what is private to the store's own
-    connection: a transaction it has open, its temporary tables and views, Python objects
-    registered on it. So the worker runs only when no transaction is open there, and a
-    rule whose query fails in the worker runs again here, on the store's connection,
-    where it sees everything (and raises as it would have). A store without cursors
-    runs every rule here, in order.
-    """
-    con = getattr(store, "con", None)
-    cursor = getattr(con, "cursor", None)
-    sql_rules = [i for i, r in enumerate(rules) if r.compute is None]
-    if cursor is None or len(sql_rules) < 2 or len(sql_rules) == len(rules) or _in_transaction(con):
-        return [_evidence(store, r, job_id, used[r.code]) for r in rules]
-    import threading
-
-    second = cursor()
-    out: list[Any] = [None] * len(rules)
-    again: list[int] = []
-
-    def work() -> None:
-        view = _Connection(second)
-        for i in sql_rules:
-            try:
-                out[i] = _evidence(view, rules[i], job_id, used[rules[i].code])
-            except Exception:  # noqa: BLE001 -- run again on the store's connection
-                again.append(i)
-
-    worker = threading.Thread(target=work, name="iochar-insights-sql", daemon=True)
-    worker.start()
-    try:
-        for i, rule in enumerate(rules):
-            if rule.compute is not None:
-                out[i] = _evidence(store, rule, job_id, used[rule.code])
-    finally:
-        worker.join()
-        second.close()
-    for i in sorted(again):
-        out[i] = _evidence(store, rules[i], job_id, used[rules[i].code])
-    return out
-
-
 def _in_transaction(con) -> bool:
     """Whether ``con`` has a transaction open.
 
@@ -191,6 +154,113 @@ class _Connection:
 
     def __init__(self, con) -> None:
         self.con = con
+
+
+class Pending:
+    """Insight rules under way (:func:`start`); :meth:`result` gives what :func:`run` does.
+
+    The SQL rules' queries run on a second connection to the same database (a DuckDB
+    cursor) in a worker thread from :func:`start` on; the ``compute`` rules run in the
+    thread that calls :meth:`result`. DuckDB releases the GIL while it runs a
+    statement, so the queries' time overlaps whatever Python that thread runs
+    meanwhile: :func:`iochar.report.summary.summarize` starts the rules before its
+    job metrics and file classes (a one-log summary's insights stage: 120 -> 90 ms
+    with the worker inside :func:`run`, less when started ahead).
+
+    A second connection sees what is committed, not what is private to the store's
+    own connection: a transaction open there, its temporary tables and views, Python
+    objects registered on it. So the worker runs only when no transaction is open
+    there, and a rule whose query fails in the worker runs again on the store's
+    connection, where it sees everything (and raises as it would have). A store
+    without cursors runs every rule in :meth:`result`, in order.
+    """
+
+    def __init__(self, store, rules: list[Rule], job_id: int | None,
+                 used: dict[str, dict[str, float]]) -> None:  # fmt: skip
+        self._store, self._rules, self._job_id, self._used = store, rules, job_id, used
+        self._out: list[Any] = [None] * len(rules)
+        self._again: list[int] = []
+        self._worker = self._second = None
+        self._result = None
+        con = getattr(store, "con", None)
+        cursor = getattr(con, "cursor", None)
+        sql_rules = [i for i, r in enumerate(rules) if r.compute is None]
+        if cursor is None or len(sql_rules) < 2 or _in_transaction(con):
+            return
+        import threading
+
+        self._second = cursor()
+        self._worker = threading.Thread(
+            target=self._work, args=(sql_rules,), name="iochar-insights-sql", daemon=True
+        )
+        self._worker.start()
+
+    def _work(self, sql_rules: list[int]) -> None:
+        view = _Connection(self._second)
+        for i in sql_rules:
+            rule = self._rules[i]
+            try:
+                self._out[i] = _evidence(view, rule, self._job_id, self._used[rule.code])
+            except Exception:  # noqa: BLE001 -- run again on the store's connection
+                self._again.append(i)
+
+    def close(self) -> None:
+        """Wait for the worker and close its connection (safe to call again)."""
+        if self._worker is not None:
+            self._worker.join()
+            self._worker = None
+        if self._second is not None:
+            self._second.close()
+            self._second = None
+
+    def result(self):
+        """The findings, as :func:`run` returns them (computed once).
+
+        Returns
+        -------
+        iochar.result.Table
+        """
+        if self._result is None:
+            ran = self._worker is not None
+            try:
+                for i, rule in enumerate(self._rules):
+                    if rule.compute is not None or not ran:
+                        self._out[i] = _evidence(
+                            self._store, rule, self._job_id, self._used[rule.code]
+                        )
+            finally:
+                self.close()
+            for i in sorted(self._again):
+                rule = self._rules[i]
+                self._out[i] = _evidence(self._store, rule, self._job_id, self._used[rule.code])
+            self._result = _findings(self._store, self._rules, self._job_id, self._used, self._out)
+        return self._result
+
+
+def start(
+    store,
+    *,
+    job_id: int | None = None,
+    rules: Iterable[Rule] | None = None,
+    params: Mapping[str, float] | None = None,
+) -> Pending:
+    """Start :func:`run` and return at once: its SQL rules run while the caller goes on.
+
+    Parameters are those of :func:`run`, checked now. ``start(...).result()`` is
+    ``run(...)``; see :class:`Pending` for what runs where. Call ``.result()`` (or
+    ``.close()``) before writing to the store or closing it.
+
+    Returns
+    -------
+    Pending
+    """
+    rules = list(RULES if rules is None else rules)
+    params = dict(params or {})
+    _check_params(rules, params)
+    if job_id is not None and (isinstance(job_id, bool) or not isinstance(job_id, int)):
+        raise ParameterError("job_id", _CALLER, "an integer or None", job_id)
+    used = {rule.code: rule_params(rule, params) for rule in rules}
+    return Pending(store, rules, job_id, used)
 
 
 def run(
@@ -235,15 +305,16 @@ def run(
         ``params`` names a threshold no rule has, or a value is not a number;
         ``job_id`` is not an integer.
     """
+    return start(store, job_id=job_id, rules=rules, params=params).result()
+
+
+def _findings(store, rules: list[Rule], job_id: int | None,
+              used: dict[str, dict[str, float]], found: list[Any]):  # fmt: skip
+    """Grade every rule's evidence rows into :func:`run`'s table."""
     import pandas as pd
 
     from iochar.result import Table
 
-    rules = list(RULES if rules is None else rules)
-    params = dict(params or {})
-    _check_params(rules, params)
-    if job_id is not None and (isinstance(job_id, bool) or not isinstance(job_id, int)):
-        raise ParameterError("job_id", _CALLER, "an integer or None", job_id)
     jobs = [
         r[0]
         for r in query(
@@ -254,11 +325,7 @@ def run(
     ]
     rows: list[dict[str, Any]] = []
     not_checked: list[dict[str, Any]] = []
-    used: dict[str, dict[str, float]] = {}
     checked = 0
-    for rule in rules:
-        used[rule.code] = rule_params(rule, params)
-    found = _all_evidence(store, rules, job_id, used)
     for rule, (names, records, sql, needs) in zip(rules, found, strict=True):
         values = used[rule.code]
         seen = set()
