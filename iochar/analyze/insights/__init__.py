@@ -173,6 +173,17 @@ class Pending:
     there, and a rule whose query fails in the worker runs again on the store's
     connection, where it sees everything (and raises as it would have). A store
     without cursors runs every rule in :meth:`result`, in order.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    rules : list of Rule
+        The rules, in the order :meth:`result` reports them.
+    job_id : int or None
+        Only this job (None: every job).
+    used : dict
+        The thresholds as used, by rule code, then param name (:func:`rule_params`).
     """
 
     def __init__(self, store, rules: list[Rule], job_id: int | None,
