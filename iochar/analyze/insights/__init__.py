@@ -257,13 +257,29 @@ def start(
 ) -> Pending:
     """Start :func:`run` and return at once: its SQL rules run while the caller goes on.
 
-    Parameters are those of :func:`run`, checked now. ``start(...).result()`` is
-    ``run(...)``; see :class:`Pending` for what runs where. Call ``.result()`` (or
-    ``.close()``) before writing to the store or closing it.
+    ``start(...).result()`` is ``run(...)``; see :class:`Pending` for what runs
+    where. Call ``.result()`` (or ``.close()``) before writing to the store or
+    closing it.
+
+    Parameters
+    ----------
+    store : iochar.Store
+        The database.
+    job_id : int, optional
+        Only this job (default: every job in ``jobs``).
+    rules : iterable of Rule, optional
+        The rules to run (default :data:`RULES`).
+    params : mapping, optional
+        Threshold overrides, as in :func:`run`.
 
     Returns
     -------
     Pending
+
+    Raises
+    ------
+    ParameterError
+        As :func:`run`, before anything runs.
     """
     rules = list(RULES if rules is None else rules)
     params = dict(params or {})
