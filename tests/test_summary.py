@@ -160,6 +160,57 @@ def test_strace_capture(capsys, monkeypatch):
     assert leaks(out) == []
 
 
+def test_trace_without_durations_says_time_is_unknown(capsys, monkeypatch):
+    """ckpt_plain.strace was captured with -tt but not -T (data/strace/capture.sh): no
+    call has a duration, so the I/O time is unknown -- not 0 ms, not 0% of the run. The
+    same program captured with -T (ckpt_tt.strace) keeps its measured times."""
+    rc, d = summary_json(capsys, monkeypatch, DATA / "strace" / "ckpt_plain.strace")
+    assert rc == 0
+    (job,) = d["jobs"]
+    for op in ("read", "write", "meta"):
+        row = rows(job, "strace", op)
+        assert row["calls"] > 0
+        assert row["time_s"] is None and row["process_time_pct"] is None
+    assert job["totals"]["slowest_io_s"] is None
+    assert job["totals"]["meta_time_pct"] is None
+    rc, out, _ = summary(capsys, monkeypatch, DATA / "strace" / "ckpt_plain.strace")
+    text = " ".join(out.split())
+    assert "no I/O time: the trace holds no call durations (strace records them with -T)" in text
+    assert "0 ms" not in text and "0.00%" not in text
+
+    rc, d = summary_json(capsys, monkeypatch, STRACE)
+    (job,) = d["jobs"]
+    assert all(rows(job, "strace", op)["time_s"] > 0 for op in ("read", "write", "meta"))
+    assert job["totals"]["slowest_io_s"] > 0
+
+
+def test_standard_streams_left_out_of_the_totals_are_said(capsys, monkeypatch):
+    """example.darshan's STDIO records include <STDOUT> and <STDERR>: the interface table
+    counts their bytes, the one-layer totals leave them out (iochar.analyze.jobs), and the
+    totals sentence says how much they wrote -- the STDIO_BYTES_WRITTEN of those records
+    as PyDarshan reads them."""
+    truth = pydarshan(EXAMPLE)
+    names = truth["names"]
+    std = sum(
+        rec[2]["STDIO_BYTES_WRITTEN"]
+        for rec in truth["records"]["STDIO"]
+        if names.get(str(rec[0])) in ("<STDIN>", "<STDOUT>", "<STDERR>")
+    )
+    assert std > 0
+    rc, d = summary_json(capsys, monkeypatch, EXAMPLE)
+    (job,) = d["jobs"]
+    assert job["totals"]["std_bytes_written"] == std
+    assert job["totals"]["std_bytes_read"] == 0
+    stdio = rows(job, "STDIO", "write")["bytes"]
+    assert stdio == counter_sum(truth, "STDIO", "STDIO_BYTES_WRITTEN")
+    rc, out, _ = summary(capsys, monkeypatch, EXAMPLE)
+    text = " ".join(out.split())
+    assert "the standard streams (<STDIN>, <STDOUT>, <STDERR>) are left out: they wrote" in text
+    # a log whose streams moved nothing says nothing of them
+    rc, out, _ = summary(capsys, monkeypatch, EMPTY)
+    assert "standard streams" not in out
+
+
 @pytest.mark.parametrize("columns", [100, 60])
 def test_terminal_fits_the_console(capsys, monkeypatch, columns):
     """Long paths (dxt.darshan) and long findings stay within the console's width."""

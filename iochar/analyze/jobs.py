@@ -307,7 +307,10 @@ o0 AS (
 lay AS (
   SELECT job_id, {has_dxt_posix("call")} AS dxt_posix,
          bool_or(call = 'DXT_MPIIO') AS dxt_mpiio,
-         bool_or(call IS DISTINCT FROM 'DXT_MPIIO') AS posix
+         bool_or(call IS DISTINCT FROM 'DXT_MPIIO') AS posix,
+         -- a trace without call durations (strace without -T) stores t_end = t_start:
+         -- its times are unknown, not zero
+         coalesce(max(dur) > 0, false) AS timed
   FROM o0 GROUP BY job_id
 ),
 o AS (
@@ -367,8 +370,13 @@ SELECT agg.job_id,
        CASE WHEN lay.dxt_posix THEN 'DXT_POSIX' WHEN lay.dxt_mpiio THEN 'DXT_MPIIO'
             ELSE 'trace' END AS layer,
        lay.posix, lay.dxt_mpiio AS mpiio,
-       agg.* EXCLUDE (job_id), sq.seq_ops, sq.seq_base, sq.not_aligned,
-       sq.seq_base AS align_base, uniq.unique_io_s, uniq.slowest_rank,
+       agg.* EXCLUDE (job_id, read_s, write_s, meta_s),
+       CASE WHEN lay.timed THEN agg.read_s END AS read_s,
+       CASE WHEN lay.timed THEN agg.write_s END AS write_s,
+       CASE WHEN lay.timed THEN agg.meta_s END AS meta_s,
+       sq.seq_ops, sq.seq_base, sq.not_aligned, sq.seq_base AS align_base,
+       CASE WHEN lay.timed THEN uniq.unique_io_s END AS unique_io_s,
+       CASE WHEN lay.timed THEN uniq.slowest_rank END AS slowest_rank,
        cats.* EXCLUDE (job_id)
 FROM agg JOIN lay USING (job_id)
 LEFT JOIN sq USING (job_id)

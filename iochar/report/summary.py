@@ -335,15 +335,28 @@ SELECT job_id, interface,
        count(*) FILTER (WHERE op = 'read') AS read_calls,
        count(*) FILTER (WHERE op = 'write') AS write_calls,
        count(*) FILTER (WHERE op NOT IN ('read', 'write')) AS meta_calls,
-       coalesce(sum(d) FILTER (WHERE op = 'read'), 0) AS read_s,
-       coalesce(sum(d) FILTER (WHERE op = 'write'), 0) AS write_s,
-       coalesce(sum(d) FILTER (WHERE op NOT IN ('read', 'write')), 0) AS meta_s
+       -- no call lasted any time: the trace holds no durations (strace without -T)
+       CASE WHEN max(d) > 0 THEN coalesce(sum(d) FILTER (WHERE op = 'read'), 0) END AS read_s,
+       CASE WHEN max(d) > 0 THEN coalesce(sum(d) FILTER (WHERE op = 'write'), 0) END AS write_s,
+       CASE WHEN max(d) > 0
+            THEN coalesce(sum(d) FILTER (WHERE op NOT IN ('read', 'write')), 0) END AS meta_s
 FROM o GROUP BY ALL
 """
 
 _HAS_OPS_SQL = """
 SELECT job_id, count(*) FILTER (WHERE op IN ('read', 'write') AND size IS NOT NULL) AS data_ops
 FROM ops WHERE list_contains($jobs, job_id) GROUP BY job_id
+"""
+
+# Darshan's standard streams, left out of the job metrics (iochar.analyze.jobs) but in
+# the interface table: the totals sentence says what they moved
+_STD_SQL = """
+SELECT s.job_id, s.module,
+       coalesce(sum(s.bytes_read), 0) AS bytes_read,
+       coalesce(sum(s.bytes_written), 0) AS bytes_written
+FROM file_stats s JOIN files f ON f.job_id = s.job_id AND f.file_id = s.file_id
+WHERE list_contains($jobs, s.job_id) AND f.path IN ('<STDIN>', '<STDOUT>', '<STDERR>')
+GROUP BY ALL
 """
 
 _TOTAL_KEYS = (
@@ -675,6 +688,9 @@ def summarize(
     system = {j: _system(store, j) for j in ids}
     lap("context")
     partial = incomplete(store)
+    std: dict[int, list[tuple[str, float, float]]] = {}
+    for j, m, r, w in query(store, _STD_SQL, params={"jobs": ids}).fetchall():
+        std.setdefault(int(j), []).append((str(m), float(r), float(w)))
     out = []
     for r in facts.to_dict("records"):
         j = int(r["job_id"])
@@ -693,6 +709,9 @@ def summarize(
             "files": r["files"],
         }
         tot = {k: (mj.at[j, k] if j in mj.index else None) for k in _TOTAL_KEYS}
+        layer = str(tot.get("layer") or "").split("+")
+        tot["std_bytes_read"] = sum(r for m, r, _ in std.get(j, ()) if m in layer)
+        tot["std_bytes_written"] = sum(w for m, _, w in std.get(j, ()) if m in layer)
         classes, top_files = _top_files(labels, j, top)
         sizes, layer = _sizes(metrics.sizes, j)
         mine = found[found["job_id"] == j]
@@ -992,10 +1011,28 @@ def totals_text(js: JobSummary) -> str:
             f"I/O time of the slowest process {_s(t['slowest_io_s'])}"
             + (f" ({_pct(t['io_time_pct'])} of the run)" if _finite(t.get("io_time_pct")) else "")
         )
+    elif t.get("layer") == "trace":
+        # every call of the job lasted no time: the trace holds no durations
+        parts.append(
+            "no I/O time: the trace holds no call durations"
+            + (" (strace records them with -T)" if js.facts.get("kind") == "strace" else "")
+        )
+    else:
+        parts.append("no I/O time recorded")
     if _finite(t.get("meta_time_pct")):
         parts.append(f"metadata {_pct(t['meta_time_pct'])} of I/O time")
     if t.get("sharing"):
         parts.append(f"file sharing {_safe(t['sharing'])}")
+    std = [
+        f"{verb} {_b(t[key])}"
+        for verb, key in (("read", "std_bytes_read"), ("wrote", "std_bytes_written"))
+        if _finite(t.get(key)) and float(t[key]) > 0
+    ]
+    if std:
+        parts.append(
+            "the standard streams (<STDIN>, <STDOUT>, <STDERR>) are left out: they "
+            + " and ".join(std)
+        )
     return "; ".join(parts) + "."
 
 

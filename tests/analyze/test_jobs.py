@@ -469,8 +469,13 @@ def test_size_table_is_the_histogram_side_by_side(synth):
 def test_job_without_io_and_bad_arguments(store):
     store.load(b"op,t_start\nopen,0\nclose,1\n", kind="trace-csv")
     row = job_metrics(store).jobs.iloc[0]
-    assert row["sharing"] == "none" and row["slowest_io_s"] == 0 and np.isnan(row["mib_s"])
-    assert "no bytes read or written" in row["note"]
+    # no t_end column: no call has a duration, so the I/O time is unknown (not 0 s)
+    assert row["sharing"] == "none" and np.isnan(row["slowest_io_s"]) and np.isnan(row["mib_s"])
+    assert np.isnan(row["meta_time_pct"]) and np.isnan(row["io_time_pct"])
+    assert "no bytes read or written" in row["note"] and "no I/O time recorded" in row["note"]
+    store.load(b"op,t_start,t_end\nopen,0,0.25\nclose,1,1\n", kind="trace-csv")
+    row = job_metrics(store).jobs.iloc[1]
+    assert row["slowest_io_s"] == 0.25 and row["meta_time_pct"] == 100
     # a job with no records at all (a Darshan run that opened nothing, Fig. 5's zero-file jobs)
     store.con.execute("INSERT INTO jobs (job_id, app, nprocs) VALUES (99, 'idle', 4)").fetchall()
     row = job_metrics(store, job_id=99).jobs.iloc[0]
