@@ -190,7 +190,8 @@ with open(spec_path) as fh:
 # libdarshan-util's C API, declared from PyDarshan's own text (darshan/__init__ imports
 # pandas, so the module is loaded from its file, as a lone module)
 where = importlib.util.find_spec("darshan").submodule_search_locations[0]
-m = importlib.util.spec_from_file_location("api_def_c", os.path.join(where, "backend", "api_def_c.py"))
+text = os.path.join(where, "backend", "api_def_c.py")
+m = importlib.util.spec_from_file_location("api_def_c", text)
 api = importlib.util.module_from_spec(m)
 m.loader.exec_module(api)
 ffi = cffi.FFI()
@@ -253,8 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", action="append", default=None, help="only this log (repeatable)")
     ap.add_argument("--stages", action="store_true", help="also where iochar's time goes")
     ap.add_argument("--no-compile", action="store_true", help="leave iochar's bytecode as it is")
-    ap.add_argument("--floor", action="store_true",
-                    help="also the least a summary without pandas could take (see above)")
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="also the least a summary without pandas could take (see above)",
+    )
     args = ap.parse_args(argv)
     if not args.no_compile:
         import iochar
