@@ -280,9 +280,11 @@ def classify(
         scheduling noise, not a program's checkpoint period (rule h).
     source : {"auto", "trace", "counters"}, default "auto"
         Evidence per job: its per-operation records when it has any, else its
-        Darshan counters ("auto"); only per-operation records ("trace": jobs
-        without them give no rows); only Darshan counters ("counters", the
-        DXT of a log ignored: jobs without counters give no rows).
+        Darshan counters ("auto"; also the counters of a job whose DXT module
+        Darshan flagged incomplete, :func:`iochar.analyze.fileio.file_io`); only
+        per-operation records ("trace": jobs without them give no rows); only
+        Darshan counters ("counters", the DXT of a log ignored: jobs without
+        counters give no rows).
 
     Returns
     -------
@@ -327,7 +329,10 @@ def classify(
         edge, burst_gap_s = facts.edge, facts.burst_gap_s
         f = facts.files
     else:
-        facts = file_io(store, job_id=job_id, edge=edge, burst_gap_s=burst_gap_s)
+        facts = file_io(
+            store, job_id=job_id, edge=edge, burst_gap_s=burst_gap_s,
+            incomplete_dxt="trace" if source == "trace" else "counters",
+        )  # fmt: skip
         f = facts.files
         traced = f["basis"] == "ops"
         if source == "counters":

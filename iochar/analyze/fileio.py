@@ -10,7 +10,8 @@ facts per (job, file), so :func:`file_io` computes them once:
   last read and write times, extent, bytes in the run's first and last
   ``edge``, and a bitmap of the time bins holding writes, from which write
   bursts are counted without sorting the ops;
-- for jobs with no ops, from Darshan counters (``file_stats``: per file the sum
+- for jobs with no ops -- and Darshan jobs whose DXT module Darshan flagged incomplete
+  (``incomplete_dxt``) --, from Darshan counters (``file_stats``: per file the sum
   of its POSIX and STDIO records, which count disjoint call families; its MPI-IO
   record only when it has neither), with first/last read and write timestamps and
   no per-op timing:
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from iochar._validation import check_int, check_real
+from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._query import query
 from iochar.analyze._sql import has_dxt_posix, one_layer
 from iochar.result import Result
@@ -47,10 +48,17 @@ __all__ = ["FileIO", "file_io"]
 DEFAULT_BINS = 400
 _MAX_BINS = 4096
 
+# dxt_partial: Darshan flagged a DXT module incomplete (it ran out of memory and kept
+# only the first segments), so the job's ops undercount its files' bytes
 _JOBS_SQL = """
-SELECT job_id, app, runtime_s FROM jobs
-WHERE $job_id IS NULL OR job_id = $job_id
-ORDER BY job_id
+SELECT j.job_id, j.app, j.runtime_s,
+       coalesce(s.kind = 'darshan'
+                AND (coalesce((s.meta -> 'modules' -> 'DXT_POSIX' ->> 'partial')::BOOLEAN, false)
+                     OR coalesce((s.meta -> 'modules' -> 'DXT_MPIIO' ->> 'partial')::BOOLEAN,
+                                 false)), false) AS dxt_partial
+FROM jobs j LEFT JOIN sources s ON s.source_id = j.source_id
+WHERE $job_id IS NULL OR j.job_id = $job_id
+ORDER BY j.job_id
 """
 
 # only for jobs whose run time was not loaded (e.g. strace without timestamps)
@@ -313,6 +321,7 @@ def file_io(
     job_id: int | None = None,
     edge: float = 0.1,
     burst_gap_s: float | None = None,
+    incomplete_dxt: str = "counters",
 ) -> FileIO:
     """Per (job, file) I/O facts from ops (one pass) or Darshan counters.
 
@@ -330,6 +339,11 @@ def file_io(
         default 1% of the job's span (at least 1 ms). Burst times are
         resolved to ``span / bins`` with bins = 400 by default, or enough
         for 4 bins per gap (at most 4,096).
+    incomplete_dxt : {"counters", "trace"}, default "counters"
+        What to read for a Darshan job whose DXT module Darshan flagged incomplete
+        (its trace buffer filled, so the segments kept undercount the files' bytes):
+        its counters, which count every call, when it has them ("counters"), or the
+        segments kept ("trace").
 
     Returns
     -------
@@ -339,9 +353,13 @@ def file_io(
     Raises
     ------
     ParameterError
-        ``job_id``, ``edge`` or ``burst_gap_s`` out of range.
+        ``job_id``, ``edge``, ``burst_gap_s`` or ``incomplete_dxt`` out of range.
     """
     job_id, edge, burst_gap_s = check_params(job_id, edge, burst_gap_s, "file_io")
+    incomplete_dxt = check_choice(
+        incomplete_dxt, "incomplete_dxt", "file_io", ("counters", "trace"),
+        "'counters' or 'trace'",
+    )  # fmt: skip
     jobs = query(store, _JOBS_SQL, params={"job_id": job_id}).df()
     rt = jobs["runtime_s"].astype("float64")
     unknown = jobs.loc[~(rt >= 0), "job_id"].astype("int64").tolist()
@@ -383,12 +401,19 @@ def file_io(
     for c, v in bursts.items():
         ops[c] = v
 
-    no_ops = sorted(set(jobs["job_id"]) - set(ops["job_id"]))
+    # a job whose DXT segments Darshan cut short is read from its counters, which count
+    # every call, when it has them
+    partial = set()
+    if incomplete_dxt == "counters":
+        partial = set(jobs.loc[jobs["dxt_partial"].astype(bool), "job_id"])
+    no_ops = sorted((set(jobs["job_id"]) - set(ops["job_id"])) | partial)
     stats = (
         query(store, _STATS_SQL, params={"jobs": [int(j) for j in no_ops]}).df()
         if no_ops
         else pd.DataFrame()
     )
+    if partial and not stats.empty:
+        ops = ops[~ops["job_id"].isin(partial & set(stats["job_id"]))]
     if not stats.empty:
         stats["extent_bytes"] = stats["ext_known"].where(
             stats["ext_known"] > 0, np.maximum(stats["bytes_read"], stats["bytes_written"])

@@ -110,7 +110,7 @@ def test_fixtures_present_and_match_their_manifest():
     import hashlib
     import re
 
-    assert len(BUNDLED_LOGS) == 18
+    assert len(BUNDLED_LOGS) == 19
     assert len(WHEEL_LOGS) >= 15
     manifest = (DARSHAN_DIR / "SOURCE.md").read_text()
     rows = dict(re.findall(r"\| `([^`]+)` \| \d+ \| `([0-9a-f]{64})` \|", manifest))
