@@ -54,4 +54,11 @@ strace -tt -s 16 -o "$OUT/ckpt_plain.strace" \
     ./ckpt_app -i 5 -c 50 -k 0 input.dat . > stdout.txt
 cat stdout.txt
 
+# 6. -r (seconds since the previous line) and -ttt on the same lines: the loader reads
+#    -r alone, and the -ttt times of the same run say what it must find
+fresh
+strace -f -r -ttt -T -y -s 16 -o "$OUT/ckpt_r_ttt.strace" \
+    ./ckpt_app -i 5 -c 50 -k 0 input.dat . > stdout.txt
+cat stdout.txt
+
 ls -l "$OUT"/*.strace

@@ -238,11 +238,13 @@ def sniff_snapshot(head: bytes) -> bool:
 
 
 # --------------------------------------------------------------------- strace
-#: A strace(1) line with -f and -tt/-ttt: optional ``[pid N] `` or ``N  `` prefix,
-#: wall-clock or epoch time, then a call, a resumption, a signal or an exit.
-_STRACE_LINE = re.compile(
-    r"^(?:\[pid +(?P<bpid>\d+)\] |(?P<pid>\d+) +)?"
+#: A strace(1) line with -f and -t/-tt/-ttt/-r: optional ``[pid N] `` or ``N  `` prefix,
+#: wall-clock, epoch or relative time (-r: right-aligned, so maybe after spaces), then a
+#: call, a resumption, a signal or an exit. The strace loader reads the format with it.
+STRACE_LINE = re.compile(
+    r"^(?:\[pid +(?P<bpid>\d+)\] |(?P<pid>\d+) +| +)?"
     r"(?:(?P<hh>\d{1,2}):\d\d:\d\d(?P<hfrac>\.\d+)?|(?P<es>\d+)\.\d+) +"
+    r"(?:\(\+ *\d+\.\d+\) )?"  # -r given with -t/-tt/-ttt: the time since the previous line
     r"(?:<\.\.\. [\w?]+ resumed>|(?P<name>[\w?]+)\(|--- |\+\+\+ |<detached \.\.\.>)"
 )
 _STRACE_END = re.compile(r"(?:\) *= .*|<unfinished \.\.\.>| ---| \+\+\+|<detached \.\.\.>)$")
@@ -262,7 +264,7 @@ def sniff_strace(head: bytes) -> bool:
     bool
         True when the first line that is not a ``strace:`` message is a
         timestamped ``syscall(...`` line and at least 8 in 10 of the first 20
-        such lines are complete strace lines (strace(1): -f, -tt or -ttt).
+        such lines are complete strace lines (strace(1): -f, -t, -tt, -ttt or -r).
     """
     if not head or b"\x00" in head[:4096]:
         return False
@@ -274,7 +276,7 @@ def sniff_strace(head: bytes) -> bool:
         if not line or line.startswith(_STRACE_MSG):
             continue
         checked += 1
-        good = bool(_STRACE_LINE.match(line)) and bool(_STRACE_END.search(line))
+        good = bool(STRACE_LINE.match(line)) and bool(_STRACE_END.search(line))
         if checked == 1 and not good:
             return False
         ok += good

@@ -1,10 +1,12 @@
 """Loader for ``strace`` output (kind ``"strace"``).
 
 Reads what ``strace -f -tt -T -y -o FILE PROGRAM`` (or ``-ttt`` for epoch
-times) writes, with or without ``-f`` pid prefixes (``1234  `` with ``-o``,
-``[pid  1234] `` when strace writes to stderr), with or without ``-T``
-durations and ``-y`` fd paths, and turns every system call on a file into one
-row of ``ops``.
+times, ``-t``, or ``-r`` for the seconds since the previous line, summed into
+times since the first; ``-r`` beside an absolute clock is stepped over) writes,
+with or without ``-f`` pid prefixes (``1234  `` with ``-o``, ``[pid  1234] ``
+when strace writes to stderr), with or without ``-T`` durations and ``-y`` fd
+paths, and turns every system call on a file into one row of ``ops``. Output
+without any timestamp is refused with the flags to record it with.
 
 Parsing is vectorized over blocks of lines (8 MiB, at most ``chunk_rows``
 lines per chunk): numpy locates and decodes the fields of every line eight

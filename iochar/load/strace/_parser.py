@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from iochar.errors import InputError
 from iochar.load._base import Parsed, SkipLog
+from iochar.load._kinds import STRACE_LINE
 from iochar.load._text import iter_line_blocks
 from iochar.load.strace._block import (
     _C30,
@@ -98,11 +99,7 @@ _OTHER = _OP_CODE["other"]
 
 # ---------------------------------------------------------------- Python regexes
 # (sniffing, format detection and messages: a few lines each)
-_PY_LINE = re.compile(
-    r"^(?:\[pid +(?P<bpid>\d+)\] |(?P<pid>\d+) +)?"
-    r"(?:(?P<hh>\d{1,2}):\d\d:\d\d(?P<hfrac>\.\d+)?|(?P<es>\d+)\.\d+) +"
-    r"(?:<\.\.\. [\w?]+ resumed>|(?P<name>[\w?]+)\(|--- |\+\+\+ |<detached \.\.\.>)"
-)
+_PY_LINE = STRACE_LINE
 _PY_END = re.compile(r"(?:\) *= .*|<unfinished \.\.\.>| ---| \+\+\+|<detached \.\.\.>)$")
 _PY_DUR = re.compile(r"\) *= .* <\d+\.\d+>$")
 _PY_FDPATH = re.compile(r"(?:\d|AT_FDCWD)<")
@@ -157,6 +154,12 @@ _P_FIRST_PATH = {
 }
 
 _EXPECT_LINE = "an strace line: [pid] timestamp syscall(args) = result"
+_EXPECT_TIMED = (
+    "a timestamp before the call (this trace has none: record with -tt or -ttt, e.g. "
+    "strace -f -tt -T -y -o FILE PROGRAM; -t and -r are read too)"
+)
+#: A call line with no timestamp (strace without -t/-tt/-ttt/-r).
+_PY_UNTIMED = re.compile(r"^(?:\[pid +\d+\] |\d+ +)?[a-z_][\w?]*\(.*\) += ")
 _EXPECT_TAIL = "'= result' or '<unfinished ...>' at the end of the call"
 _EXPECT_TRUNC = "a complete line (the input looks truncated)"
 
@@ -261,6 +264,11 @@ def _split_exe(args: str) -> tuple[str | None, str | None]:
     return prog, " ".join(parts) if parts else None
 
 
+#: An ``-ttt`` time below this [s since 1970, i.e. 1973-03-03] is taken for ``-r``'s
+#: seconds since the previous line.
+_EPOCH_MIN_S = 100_000_000
+
+
 def _detect(text: str) -> dict[str, Any] | None:
     """Format facts from the first lines of a trace, or None if none parse."""
     fmt: dict[str, Any] | None = None
@@ -281,6 +289,10 @@ def _detect(text: str) -> dict[str, Any] | None:
                 prefix = "none"
             if m.group("hh") is not None:
                 clock = "-tt" if m.group("hfrac") else "-t"
+            elif int(m.group("es")) < _EPOCH_MIN_S:
+                # seconds since the previous line (strace -r), right-aligned: no clock
+                # set to before 1973 writes an epoch time this small
+                clock = "-r"
             else:
                 clock = "-ttt"
             fmt = {"prefix": prefix, "clock": clock, "first_line": n}
@@ -432,6 +444,30 @@ def _timestamps(
     tend = np.where(has_frac, dot + 1 + fl, dot)
     ok &= buf[tend] == 32
     return sec * 1_000_000_000 + frac, tend + 1
+
+
+def _skip_relative(blk: _Block, body: np.ndarray, ok: np.ndarray) -> None:
+    """Step ``body`` over ``(+ SECONDS) `` where ``-r`` was given with ``-t``/``-tt``/``-ttt``
+    (the time since the previous line, after the absolute time read): in place.
+
+    Clears ``ok`` of lines where it is malformed.
+    """
+    buf = blk.buf
+    rel = np.flatnonzero((buf[body] == 40) & (buf[body + 1] == 43))  # '(+'
+    if rel.size == 0:
+        return
+    p = body[rel] + 2
+    p = p + blk.skip(p, 32, limit=16)
+    _, n = blk.uint(p)
+    good = n > 0
+    p = p + n
+    dot = buf[p] == 46
+    _, fl = blk.uint(p + 1)
+    good &= ~dot | (fl > 0)
+    p = np.where(dot, p + 1 + fl, p)
+    good &= (buf[p] == 41) & (buf[p + 1] == 32)  # ') '
+    ok[rel] &= good
+    body[rel] = p + 2
 
 
 def _line_kinds(
@@ -957,6 +993,7 @@ class _Parser:
         self.leader_alive = True
         self.last_sod: int | None = None  # -tt: last raw time of day [ns]
         self.days = 0
+        self.r_ns = 0  # -r: the time of the last line, since the first [ns]
         self.t0: int | None = None
         self.t_max: int | None = None  # latest timestamp, lines and call ends [ns]
         self.t_gmax: int | None = None  # latest line timestamp [ns]
@@ -1090,7 +1127,9 @@ class _Parser:
         """Detect the trace's format (prefixes, clock, -T, -y) from its first 64 KiB."""
         fmt = _detect(head[:_HEAD_BYTES].decode("utf-8", "replace"))
         if fmt is None:
-            raise self._fail(1, _EXPECT_LINE, head.split(b"\n", 1)[0])
+            first = head.split(b"\n", 1)[0]
+            untimed = _PY_UNTIMED.match(first.decode("utf-8", "replace"))
+            raise self._fail(1, _EXPECT_TIMED if untimed else _EXPECT_LINE, first)
         self.fmt = fmt
         self.cwd = fmt["cwd"]  # the first working directory -y shows
 
@@ -1330,7 +1369,11 @@ class _Parser:
             pid, ts0 = _bare_pids(blk, ls, ok)
         else:
             pid, ts0 = _bracket_pids(blk, ls, ok)
-        ts, body = _timestamps(blk, ts0, ok, self.fmt["clock"] == "-ttt")
+        clock = self.fmt["clock"]
+        if clock == "-r":  # right-aligned: '     0.000203 ' (after the pid, if any)
+            ts0 = ts0 + blk.skip(ts0, 32, limit=16)
+        ts, body = _timestamps(blk, ts0, ok, clock in ("-ttt", "-r"))
+        _skip_relative(blk, body, ok)
         return ok, pid, ts, body
 
     def _results(
@@ -1421,9 +1464,14 @@ class _Parser:
         return int(msg.sum())
 
     def _unwrap_midnight(self, t: np.ndarray) -> np.ndarray:
-        """Add the days passed to ``-t``/``-tt`` times of day (they wrap at midnight)."""
+        """Add the days passed to ``-t``/``-tt`` times of day (they wrap at midnight);
+        sum ``-r``'s times since the previous line into times since the first."""
         if self.fmt["clock"] == "-ttt":
             return t
+        if self.fmt["clock"] == "-r":
+            total = np.cumsum(t) + self.r_ns
+            self.r_ns = int(total[-1])
+            return total
         prev = np.empty_like(t)
         prev[1:] = t[:-1]
         prev[0] = self.last_sod if self.last_sod is not None else t[0]
