@@ -709,9 +709,10 @@ def summarize(
             "files": r["files"],
         }
         tot = {k: (mj.at[j, k] if j in mj.index else None) for k in _TOTAL_KEYS}
-        layer = str(tot.get("layer") or "").split("+")
-        tot["std_bytes_read"] = sum(r for m, r, _ in std.get(j, ()) if m in layer)
-        tot["std_bytes_written"] = sum(w for m, _, w in std.get(j, ()) if m in layer)
+        measured = str(tot.get("layer") or "").split("+")  # the modules the totals count
+        streams = [(rb, wb) for m, rb, wb in std.get(j, ()) if m in measured]
+        tot["std_bytes_read"] = sum(rb for rb, _ in streams)
+        tot["std_bytes_written"] = sum(wb for _, wb in streams)
         classes, top_files = _top_files(labels, j, top)
         sizes, layer = _sizes(metrics.sizes, j)
         mine = found[found["job_id"] == j]
