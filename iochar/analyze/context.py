@@ -1191,7 +1191,8 @@ def concurrent_jobs(store, job_id: int, *, system_bytes: float | None = None) ->
         a, b, nb = q["a"].to_numpy(), q["b"].to_numpy(), q["bytes"].to_numpy()
         got = _cumulative(a, b, nb, np.array([np.nextafter(hi, np.inf)]))
         got -= _cumulative(a, b, nb, np.array([lo]))
-        inwin.append(float(got[0]))
+        # a difference of two cumulative sums: rounding must not take it out of [0, total]
+        inwin.append(min(max(float(got[0]), 0.0), total[-1]))
     o["overlap_s"] = _overlap_s(o["start_ts"], o["end_ts"], t0, t1)
     o["bytes"] = total
     o["bytes_in_window"] = inwin
