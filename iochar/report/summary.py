@@ -1329,8 +1329,8 @@ def render_terminal(s: Summary, console) -> None:
 _PAGE_CSS = """
 h2{margin-top:2em;border-bottom:1px solid #ddd}
 h3{margin:1.4em 0 .4em;font-size:1.05em}
-.facts td:first-child{font-weight:600;padding-right:1.5em}
 .facts td{padding:1px 6px;vertical-align:top;overflow-wrap:anywhere}
+.facts td:first-child{font-weight:600;padding-right:1.5em;white-space:nowrap}
 .sev{display:inline-block;min-width:4.2em;font-weight:600}
 .sev-high{color:#b3261e}.sev-warn{color:#8a6100}.sev-info{color:#666}
 ul.findings{list-style:none;padding-left:0}
