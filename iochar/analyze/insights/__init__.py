@@ -263,14 +263,8 @@ def start(
 
     Parameters
     ----------
-    store : iochar.Store
-        The database.
-    job_id : int, optional
-        Only this job (default: every job in ``jobs``).
-    rules : iterable of Rule, optional
-        The rules to run (default :data:`RULES`).
-    params : mapping, optional
-        Threshold overrides, as in :func:`run`.
+    store, job_id, rules, params : see :func:`run`
+        Checked here, before anything runs.
 
     Returns
     -------
