@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["has_dxt_posix", "one_layer", "LAYER_OPS", "SPAN_GRID"]
+__all__ = ["has_dxt_posix", "one_layer", "LAYER_OPS", "SPAN_GRID", "STD_STREAMS"]
 
 
 def has_dxt_posix(call: str = "call") -> str:
@@ -58,6 +58,12 @@ def one_layer(call: str, has_posix: str) -> str:
         The condition, to be put in parentheses where it is combined with ``AND``.
     """
     return f"{call} IS DISTINCT FROM 'DXT_MPIIO' OR NOT {has_posix}"
+
+
+#: Darshan's STDIO names for the standard streams, a terminal or a pipe rather than a
+#: file, as an SQL list: ``path NOT IN {STD_STREAMS}``. The job metrics, the per-file
+#: facts and the summary's account of what the metrics leave out read the same list.
+STD_STREAMS = "('<STDIN>', '<STDOUT>', '<STDERR>')"
 
 
 #: Data ops (reads and writes with a size and no error) of one layer per job; a view

@@ -39,7 +39,7 @@ import pandas as pd
 
 from iochar._validation import check_choice, check_int, check_real
 from iochar.analyze._query import query
-from iochar.analyze._sql import has_dxt_posix, one_layer
+from iochar.analyze._sql import STD_STREAMS, has_dxt_posix, one_layer
 from iochar.result import Result
 
 __all__ = ["FileIO", "file_io"]
@@ -155,14 +155,14 @@ def _job_lists(ids: np.ndarray, **values: np.ndarray) -> dict:
 # call families, so a file's bytes are their sum; MPI-IO repeats POSIX through ROMIO
 # and counts only for a file with neither record). Darshan's STDIO module names the
 # standard streams <STDIN>, <STDOUT>, <STDERR>: a terminal or a pipe, not a file.
-_STATS_SQL = """
+_STATS_SQL = f"""
 WITH s0 AS (
   SELECT s.*,
          bool_or(s.module IN ('POSIX', 'STDIO')) OVER (PARTITION BY s.job_id, s.file_id) AS low
   FROM file_stats s
   LEFT JOIN files f0 ON f0.job_id = s.job_id AND f0.file_id = s.file_id
   WHERE list_contains($jobs, s.job_id) AND s.module IN ('POSIX', 'STDIO', 'MPI-IO')
-    AND coalesce(f0.path, '') NOT IN ('<STDIN>', '<STDOUT>', '<STDERR>')
+    AND coalesce(f0.path, '') NOT IN {STD_STREAMS}
 ),
 s AS (SELECT * FROM s0 WHERE module IN ('POSIX', 'STDIO') OR NOT low)
 SELECT s.job_id, s.file_id, any_value(f.path) AS path,

@@ -104,7 +104,7 @@ import pandas as pd
 
 from iochar._validation import check_choice, check_int
 from iochar.analyze._query import query
-from iochar.analyze._sql import has_dxt_posix, one_layer
+from iochar.analyze._sql import STD_STREAMS, has_dxt_posix, one_layer
 from iochar.errors import ParameterError
 from iochar.result import Result, Table, join_sql
 
@@ -151,7 +151,6 @@ SIZE_BINS: tuple[tuple[str, int, int | None], ...] = (
     ("1G+", 1073741825, None),
 )
 
-_STD = "('<STDIN>', '<STDOUT>', '<STDERR>')"
 
 _JOBS_SQL = """
 SELECT j.job_id, j.app, j."user", j.nprocs, j.nnodes, j.runtime_s, j.start_ts,
@@ -198,7 +197,7 @@ s0 AS (
          s.meta_time, s.slowest_rank_time, s.first_io_t, s.last_io_t, j.nprocs
   FROM file_stats s JOIN j USING (job_id)
   LEFT JOIN files f ON f.job_id = s.job_id AND f.file_id = s.file_id
-  WHERE f.path IS NULL OR f.path NOT IN {_STD}
+  WHERE f.path IS NULL OR f.path NOT IN {STD_STREAMS}
 ),
 mods AS (
   SELECT job_id,
@@ -302,7 +301,7 @@ o0 AS (
          o.op IN ('read', 'write') AND o.size IS NOT NULL AND o.error IS NULL AS data
   FROM ops o JOIN j USING (job_id)
   LEFT JOIN files f ON f.job_id = o.job_id AND f.file_id = o.file_id
-  WHERE f.path IS NULL OR f.path NOT IN {_STD}
+  WHERE f.path IS NULL OR f.path NOT IN {STD_STREAMS}
 ),
 lay AS (
   SELECT job_id, {has_dxt_posix("call")} AS dxt_posix,
@@ -396,7 +395,7 @@ WITH o AS (
   SELECT o.job_id, o.op, o.size, o.call FROM ops o
   LEFT JOIN files f ON f.job_id = o.job_id AND f.file_id = o.file_id
   WHERE o.job_id IN (SELECT unnest($jobs)) AND o.op IN ('read', 'write') AND o.size IS NOT NULL
-    AND o.error IS NULL AND (f.path IS NULL OR f.path NOT IN {_STD})
+    AND o.error IS NULL AND (f.path IS NULL OR f.path NOT IN {STD_STREAMS})
     AND (o.call IS DISTINCT FROM 'DXT_MPIIO'
          OR o.job_id NOT IN (SELECT job_id FROM ops WHERE call = 'DXT_POSIX'
                              AND job_id IN (SELECT unnest($jobs))))

@@ -97,6 +97,7 @@ import pandas as pd
 
 from iochar._units import fmt_bytes
 from iochar.analyze._query import query
+from iochar.analyze._sql import STD_STREAMS
 from iochar.errors import IocharError
 from iochar.result import Result
 
@@ -350,12 +351,12 @@ FROM ops WHERE list_contains($jobs, job_id) GROUP BY job_id
 
 # Darshan's standard streams, left out of the job metrics (iochar.analyze.jobs) but in
 # the interface table: the totals sentence says what they moved
-_STD_SQL = """
+_STD_SQL = f"""
 SELECT s.job_id, s.module,
        coalesce(sum(s.bytes_read), 0) AS bytes_read,
        coalesce(sum(s.bytes_written), 0) AS bytes_written
 FROM file_stats s JOIN files f ON f.job_id = s.job_id AND f.file_id = s.file_id
-WHERE list_contains($jobs, s.job_id) AND f.path IN ('<STDIN>', '<STDOUT>', '<STDERR>')
+WHERE list_contains($jobs, s.job_id) AND f.path IN {STD_STREAMS}
 GROUP BY ALL
 """
 
