@@ -248,7 +248,8 @@ STRACE_LINE = re.compile(
     r"(?:<\.\.\. [\w?]+ resumed>|(?P<name>[\w?]+)\(|--- |\+\+\+ |<detached \.\.\.>)"
 )
 _STRACE_END = re.compile(r"(?:\) *= .*|<unfinished \.\.\.>| ---| \+\+\+|<detached \.\.\.>)$")
-_STRACE_MSG = ("strace: ", "[ Process PID=")
+#: strace's own messages, not lines of the trace.
+STRACE_MSG = ("strace: ", "[ Process PID=")
 
 
 def sniff_strace(head: bytes) -> bool:
@@ -273,7 +274,7 @@ def sniff_strace(head: bytes) -> bool:
         lines = lines[:-1]  # the last one may be cut by the head's size
     checked = ok = 0
     for line in lines:
-        if not line or line.startswith(_STRACE_MSG):
+        if not line or line.startswith(STRACE_MSG):
             continue
         checked += 1
         good = bool(STRACE_LINE.match(line)) and bool(_STRACE_END.search(line))

@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from iochar.errors import InputError
 from iochar.load._base import Parsed, SkipLog
-from iochar.load._kinds import STRACE_LINE
+from iochar.load._kinds import STRACE_LINE, STRACE_MSG
 from iochar.load._text import iter_line_blocks
 from iochar.load.strace._block import (
     _C30,
@@ -100,7 +100,6 @@ _OTHER = _OP_CODE["other"]
 # ---------------------------------------------------------------- Python regexes
 # (sniffing, format detection and messages: a few lines each)
 _PY_LINE = STRACE_LINE
-_PY_END = re.compile(r"(?:\) *= .*|<unfinished \.\.\.>| ---| \+\+\+|<detached \.\.\.>)$")
 _PY_DUR = re.compile(r"\) *= .* <\d+\.\d+>$")
 _PY_FDPATH = re.compile(r"(?:\d|AT_FDCWD)<")
 _PY_TID = re.compile(
@@ -108,7 +107,6 @@ _PY_TID = re.compile(
     r"(?:set_tid_address|getpid|gettid)\(.*\) += (\d+)"
 )
 _PY_CWD = re.compile(r"AT_FDCWD<((?:[^<>\n]|<[^<>\n]*>)*)>")
-_PY_MSG = ("strace: ", "[ Process PID=")
 _PY_MIDLINE_MSG = re.compile(r"strace: Process \d+ (?:attached|detached|suspended)\n$")
 _PY_STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -275,7 +273,7 @@ def _detect(text: str) -> dict[str, Any] | None:
     durations = fd_paths = False
     leader = cwd = None
     for n, line in enumerate(text.split("\n")[:2000]):
-        if not line or line.startswith(_PY_MSG):
+        if not line or line.startswith(STRACE_MSG):
             continue
         m = _PY_LINE.match(line)
         if m is None:
