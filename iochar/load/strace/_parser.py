@@ -102,10 +102,9 @@ _OTHER = _OP_CODE["other"]
 _PY_LINE = STRACE_LINE
 _PY_DUR = re.compile(r"\) *= .* <\d+\.\d+>$")
 _PY_FDPATH = re.compile(r"(?:\d|AT_FDCWD)<")
-_PY_TID = re.compile(
-    r"^(?:\d{1,2}:\d\d:\d\d(?:\.\d+)?|\d+\.\d+) +"
-    r"(?:set_tid_address|getpid|gettid)\(.*\) += (\d+)"
-)
+#: Calls whose result is the caller's pid: an unprefixed trace's one process.
+_TID_CALLS = frozenset({"set_tid_address", "getpid", "gettid"})
+_PY_RESULT_INT = re.compile(r".*\) += (\d+)")
 _PY_CWD = re.compile(r"AT_FDCWD<((?:[^<>\n]|<[^<>\n]*>)*)>")
 _PY_MIDLINE_MSG = re.compile(r"strace: Process \d+ (?:attached|detached|suspended)\n$")
 _PY_STR = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -299,8 +298,13 @@ def _detect(text: str) -> dict[str, Any] | None:
         if cwd is None and "AT_FDCWD<" in line:
             c = _PY_CWD.search(line)
             cwd = c.group(1) if c else None
-        if leader is None and fmt["prefix"] != "bare":
-            t = _PY_TID.match(line)
+        if (
+            leader is None
+            and fmt["prefix"] != "bare"
+            and m.group("bpid") is None
+            and m.group("name") in _TID_CALLS
+        ):  # the line read with the timestamp grammar above (-t, -tt, -ttt, -r)
+            t = _PY_RESULT_INT.match(line)
             if t:
                 leader = int(t.group(1))
     if fmt is not None:
