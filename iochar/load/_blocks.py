@@ -36,7 +36,9 @@ import numpy as np
 
 from iochar.load._text import BOM, Source, is_compressed, open_text
 
-__all__ = ["blocks_in_flight", "cut_tail", "line_blocks", "ordered_map", "parse_threads"]
+__all__ = [
+    "blocks_in_flight", "cut_tail", "has_high", "line_blocks", "ordered_map", "parse_threads",
+]  # fmt: skip
 
 _END = object()  # no more items
 T = TypeVar("T")
@@ -197,6 +199,11 @@ def line_blocks(
         return
     with open_text(src) as fh:
         yield _stream_blocks(fh, block_bytes)
+
+
+def has_high(arr: np.ndarray) -> bool:
+    """Whether any byte of ``arr`` (uint8) is >= 0x80, i.e. not ASCII (a max, no temporary)."""
+    return arr.size > 0 and int(arr.max()) >= 0x80
 
 
 def cut_tail(buf: Any, complete: bool) -> tuple[Any, np.ndarray, bytes | None]:

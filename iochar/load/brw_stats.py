@@ -92,6 +92,7 @@ from iochar.load._base import Parsed, SkipLog
 from iochar.load._blocks import (
     blocks_in_flight,
     cut_tail,
+    has_high,
     line_blocks,
     ordered_map,
     parse_threads,
@@ -673,7 +674,7 @@ def _scan_block(item: tuple[object, bool]) -> _Scan:
     UTF-8 is read with U+FFFD for the bad bytes.
     """
     buf, b, tail = cut_tail(*item)
-    if len(b) and b.max() >= 128:
+    if has_high(b):
         raw = bytes(buf)
         try:
             raw.decode("utf-8")

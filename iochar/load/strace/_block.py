@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from iochar.load._blocks import has_high
+
 
 def _lut(chars: bytes) -> np.ndarray:
     """A 256-entry lookup table, True for the bytes in ``chars``."""
@@ -35,11 +37,6 @@ _C30 = _U64(0x3030303030303030)
 _C46 = _U64(0x4646464646464646)
 _ONES = _U64(0xFFFFFFFFFFFFFFFF)
 _PAD = 256  # zero bytes after a block, so loads past a line never leave it
-
-
-def has_high(arr: np.ndarray) -> bool:
-    """Whether any byte of ``arr`` (uint8) is >= 0x80 (a max, no temporary)."""
-    return arr.size > 0 and int(arr.max()) >= 0x80
 
 
 # uint64 masks keeping the lowest 0..8 bytes, by byte count

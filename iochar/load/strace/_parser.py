@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from iochar.errors import InputError
 from iochar.load._base import Parsed, SkipLog
+from iochar.load._blocks import has_high
 from iochar.load._kinds import STRACE_LINE, STRACE_MSG
 from iochar.load._text import iter_line_blocks
 from iochar.load.strace._block import (
@@ -43,7 +44,6 @@ from iochar.load.strace._block import (
     _nondigit,
     _nonhex,
     _word,
-    has_high,
 )
 from iochar.load.strace._read import padded_blocks
 from iochar.load.strace._steal import Scans
