@@ -206,12 +206,16 @@ class Pending:
         )
         self._worker.start()
 
+    def _evidence(self, store, i: int) -> None:
+        """Rule ``i``'s evidence read through ``store`` into its slot."""
+        rule = self._rules[i]
+        self._out[i] = _evidence(store, rule, self._job_id, self._used[rule.code])
+
     def _work(self, sql_rules: list[int]) -> None:
         view = _Connection(self._second)
         for i in sql_rules:
-            rule = self._rules[i]
             try:
-                self._out[i] = _evidence(view, rule, self._job_id, self._used[rule.code])
+                self._evidence(view, i)
             except Exception:  # noqa: BLE001 -- run again on the store's connection
                 self._again.append(i)
 
@@ -236,14 +240,11 @@ class Pending:
             try:
                 for i, rule in enumerate(self._rules):
                     if rule.compute is not None or not ran:
-                        self._out[i] = _evidence(
-                            self._store, rule, self._job_id, self._used[rule.code]
-                        )
+                        self._evidence(self._store, i)
             finally:
                 self.close()
             for i in sorted(self._again):
-                rule = self._rules[i]
-                self._out[i] = _evidence(self._store, rule, self._job_id, self._used[rule.code])
+                self._evidence(self._store, i)
             self._result = _findings(self._store, self._rules, self._job_id, self._used, self._out)
         return self._result
 
