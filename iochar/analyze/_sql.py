@@ -22,7 +22,7 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["has_dxt_posix", "one_layer", "LAYER_OPS", "SPAN_GRID", "STD_STREAMS"]
+__all__ = ["has_dxt_posix", "one_layer", "timed", "LAYER_OPS", "SPAN_GRID", "STD_STREAMS"]
 
 
 def has_dxt_posix(call: str = "call") -> str:
@@ -58,6 +58,31 @@ def one_layer(call: str, has_posix: str) -> str:
         The condition, to be put in parentheses where it is combined with ``AND``.
     """
     return f"{call} IS DISTINCT FROM 'DXT_MPIIO' OR NOT {has_posix}"
+
+
+def timed(dur: str = "dur") -> str:
+    """SQL aggregate: true for a group of ops whose calls have durations.
+
+    A trace without call durations (strace without ``-T``, a trace table without
+    ``t_end``) stores ``t_end = t_start``: when no call of the group lasted any time,
+    its times are unknown, not zero.
+
+    Parameters
+    ----------
+    dur : str, default "dur"
+        The expression of an op's duration (``t_end - t_start``) [s].
+
+    Returns
+    -------
+    str
+        ``coalesce(max(<dur>) > 0, false)``.
+
+    Examples
+    --------
+    >>> timed("d")
+    'coalesce(max(d) > 0, false)'
+    """
+    return f"coalesce(max({dur}) > 0, false)"
 
 
 #: Darshan's STDIO names for the standard streams, a terminal or a pipe rather than a

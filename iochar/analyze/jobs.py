@@ -104,7 +104,7 @@ import pandas as pd
 
 from iochar._validation import check_choice, check_int
 from iochar.analyze._query import query
-from iochar.analyze._sql import STD_STREAMS, has_dxt_posix, one_layer
+from iochar.analyze._sql import STD_STREAMS, has_dxt_posix, one_layer, timed
 from iochar.errors import ParameterError
 from iochar.result import Result, Table, join_sql
 
@@ -307,9 +307,7 @@ lay AS (
   SELECT job_id, {has_dxt_posix("call")} AS dxt_posix,
          bool_or(call = 'DXT_MPIIO') AS dxt_mpiio,
          bool_or(call IS DISTINCT FROM 'DXT_MPIIO') AS posix,
-         -- a trace without call durations (strace without -T) stores t_end = t_start:
-         -- its times are unknown, not zero
-         coalesce(max(dur) > 0, false) AS timed
+         {timed("dur")} AS timed
   FROM o0 GROUP BY job_id
 ),
 o AS (

@@ -97,7 +97,7 @@ import pandas as pd
 
 from iochar._units import fmt_bytes
 from iochar.analyze._query import query
-from iochar.analyze._sql import STD_STREAMS
+from iochar.analyze._sql import STD_STREAMS, timed
 from iochar.errors import IocharError
 from iochar.result import Result
 
@@ -321,7 +321,7 @@ SELECT * FROM fs UNION ALL SELECT * FROM mc
 """
 
 #: Per job without counters: its traced operations per layer (DXT module or input kind).
-_OPS_IF_SQL = """
+_OPS_IF_SQL = f"""
 WITH o AS (
   SELECT o.job_id, o.op, o.size, o.error, o.t_end - o.t_start AS d,
          CASE o.call WHEN 'DXT_POSIX' THEN 'POSIX' WHEN 'DXT_MPIIO' THEN 'MPI-IO'
@@ -336,10 +336,9 @@ SELECT job_id, interface,
        count(*) FILTER (WHERE op = 'read') AS read_calls,
        count(*) FILTER (WHERE op = 'write') AS write_calls,
        count(*) FILTER (WHERE op NOT IN ('read', 'write')) AS meta_calls,
-       -- no call lasted any time: the trace holds no durations (strace without -T)
-       CASE WHEN max(d) > 0 THEN coalesce(sum(d) FILTER (WHERE op = 'read'), 0) END AS read_s,
-       CASE WHEN max(d) > 0 THEN coalesce(sum(d) FILTER (WHERE op = 'write'), 0) END AS write_s,
-       CASE WHEN max(d) > 0
+       CASE WHEN {timed("d")} THEN coalesce(sum(d) FILTER (WHERE op = 'read'), 0) END AS read_s,
+       CASE WHEN {timed("d")} THEN coalesce(sum(d) FILTER (WHERE op = 'write'), 0) END AS write_s,
+       CASE WHEN {timed("d")}
             THEN coalesce(sum(d) FILTER (WHERE op NOT IN ('read', 'write')), 0) END AS meta_s
 FROM o GROUP BY ALL
 """
